@@ -1,0 +1,13 @@
+"""crane-cosim: physics-based crane models (Kane's equations with screws) for FMI co-simulation."""
+from .kane import Body, MultibodySystem, Kinematics
+from .knuckle_boom import (KnuckleBoomController, KnuckleBoomCrane, KnuckleBoomInitialState, KnuckleBoomModel,
+                           KnuckleBoomParameters)
+from .simulation import CoSimulation, simulate_reference
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Body", "MultibodySystem", "Kinematics", "KnuckleBoomController", "KnuckleBoomCrane",
+    "KnuckleBoomInitialState", "KnuckleBoomModel", "KnuckleBoomParameters", "CoSimulation",
+    "simulate_reference", "__version__",
+]

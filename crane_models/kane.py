@@ -1,0 +1,308 @@
+"""Kane's equations with projection matrices, for any tree of rigid bodies (Cibicik & Egeland 2018, §2.3, §3.2).
+
+A system is *data*: a list of :class:`Body` records (parent, joint screw, joint map, mass, inertia, COG).
+:class:`MultibodySystem` walks that list and evaluates, for a state ``(q, u)`` with ``u = q̇``:
+
+* the projection matrices ``P_k = ∂t_{0k/m_k}/∂u`` of eq. (28) and their time derivatives ``Ṗ_k``;
+* the mass matrix ``M`` (44), the Coriolis/centrifugal matrix ``C`` (44) and the generalized forces
+  ``τ = Σ P_kᵀ Π W_e`` (46) of ``M u̇ + C u = τ`` (43).
+
+Joint lines are kept as screws in Plücker coordinates. They are carried to the inertial frame by screw
+transformations (6), summed along the path of each body (the twist of a body is the sum of the joint
+twists on its path, eq. (16)/(25)), and brought back to the COG of each body in body coordinates by
+the screw transformation ``R̄^k_0 U^0_{m_k,0}`` -- which gives exactly the ``P_k`` of eq. (28).
+:func:`twists_by_screw_transformations` evaluates the same twists body by body with eqs. (18)-(25).
+
+A joint coordinate ``θ_k`` may be a nonlinear function of one generalized coordinate, ``θ_k = f(q_i)``:
+that is how the closed loops of the hydraulic cylinders enter (``α_k(q_k)``, ``β_k(q_k)`` of §3.1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from .screws import axis_rotation, combined_screw_transform, screw_reference_transform, skew
+
+__all__ = ["Body", "JointMap", "MultibodySystem", "Kinematics", "twists_by_screw_transformations"]
+
+# θ, dθ/dq, d²θ/dq² as functions of one generalized coordinate q.
+JointMap = Callable[[float], tuple]
+
+
+def identity_map(q: float) -> tuple:
+    return q, 1.0, 0.0
+
+
+_EYE3 = np.eye(3)
+# skew_stack(v) = (v @ _SKEW).reshape(-1, 3, 3): the skew matrices of a stack of vectors in one product.
+_SKEW = np.zeros((3, 9))
+for _i, (_r, _c, _sgn) in enumerate([(0, 1, -1), (0, 2, 1), (1, 0, 1), (1, 2, -1), (2, 0, -1), (2, 1, 1)]):
+    _SKEW[[2, 1, 2, 0, 1, 0][_i], 3 * _r + _c] = _sgn
+
+
+def skew_stack(v: np.ndarray) -> np.ndarray:
+    """Skew matrices of a stack of 3-vectors, shape (k, 3, 3)."""
+    return (v @ _SKEW).reshape(-1, 3, 3)
+
+
+@dataclass(frozen=True)
+class Body:
+    """One rigid body and the joint that attaches it to its parent.
+
+    The body frame is the parent frame moved by ``offset`` (parent coordinates), turned by
+    ``rotation0``, then moved by the joint: a rotation by ``θ`` about ``axis`` (revolute) or a
+    translation ``θ·axis`` (prismatic); ``axis`` is given in body coordinates. ``θ = joint_map(q[coordinate])``.
+    ``com`` is the COG in body coordinates, ``inertia`` the inertia tensor about the COG in body
+    coordinates (``M^i_{m_i}`` of eq. (45)).
+    """
+
+    name: str
+    parent: Optional[str]
+    joint: str = "revolute"  # "revolute" | "prismatic" | "fixed"
+    axis: tuple = (0.0, 0.0, 1.0)
+    offset: tuple = (0.0, 0.0, 0.0)
+    coordinate: Optional[int] = None
+    joint_map: JointMap = identity_map
+    mass: float = 0.0
+    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+    com: tuple = (0.0, 0.0, 0.0)
+    rotation0: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+
+@dataclass
+class Kinematics:
+    """Everything that follows from ``(q, u)``; arrays are stacked over bodies (first index)."""
+
+    q: np.ndarray
+    u: np.ndarray
+    rotation: np.ndarray  # R^0_k, (nb, 3, 3)
+    origin: np.ndarray  # origin of Frame k in Frame 0, (nb, 3)
+    cog: np.ndarray  # COG of body k in Frame 0, (nb, 3)
+    P: np.ndarray  # projection matrices, COG reference, body coordinates (nb, 6, n)
+    Pdot: np.ndarray  # their time derivatives (nb, 6, n)
+    twist: np.ndarray  # t_{0k/m_k}^k = P_k u, (nb, 6)
+    theta: np.ndarray  # joint coordinates θ_k, (nb,)
+    theta_dot: np.ndarray  # joint rates, (nb,)
+
+
+class MultibodySystem:
+    """A tree of rigid bodies with one scalar joint each; the generalized speeds are ``u = q̇``."""
+
+    def __init__(self, bodies: Sequence[Body], n_coordinates: int):
+        names = [b.name for b in bodies]
+        if len(set(names)) != len(names):
+            raise ValueError("body names must be unique")
+        self.bodies = list(bodies)
+        self.names = names
+        self.index = {name: i for i, name in enumerate(names)}
+        self.n = int(n_coordinates)
+        nb = self.nb = len(bodies)
+        self.parent = np.full(nb, -1, dtype=int)
+        for i, b in enumerate(bodies):
+            if b.parent is not None:
+                if b.parent not in self.index or self.index[b.parent] >= i:
+                    raise ValueError(f"parent of {b.name!r} must be listed before it")
+                self.parent[i] = self.index[b.parent]
+            if b.coordinate is not None and not 0 <= b.coordinate < self.n:
+                raise ValueError(f"coordinate of {b.name!r} must be in [0, {self.n - 1}]")
+        self.axis = np.array([np.asarray(b.axis, float) / np.linalg.norm(b.axis) for b in bodies])
+        self.offset = np.array([np.asarray(b.offset, float) for b in bodies])
+        self.rotation0 = np.array([np.asarray(b.rotation0, float) for b in bodies])
+        self.revolute = np.array([b.joint == "revolute" and b.coordinate is not None for b in bodies])
+        self.prismatic = np.array([b.joint == "prismatic" and b.coordinate is not None for b in bodies])
+        self.mass = np.array([float(b.mass) for b in bodies])
+        self.inertia = np.array([np.asarray(b.inertia, float) for b in bodies])
+        self.com = np.array([np.asarray(b.com, float) for b in bodies])
+        self.moving = [i for i, b in enumerate(bodies) if b.coordinate is not None]
+        # path[k, j] = 1 when joint j lies on the path from the root to body k (j = k included).
+        self.path = np.zeros((nb, nb))
+        for k in range(nb):
+            j = k
+            while j >= 0:
+                self.path[k, j] = 1.0
+                j = self.parent[j]
+        self.local_mass_matrix = np.zeros((nb, 6, 6))  # D_k of eq. (45)
+        self.local_mass_matrix[:, :3, :3] = self.inertia
+        self.local_mass_matrix[:, 3:, 3:] = self.mass[:, None, None] * np.eye(3)
+        self._mass3 = self.mass[:, None, None]
+        self._prepare_fast_paths()
+
+    # -- kinematics ------------------------------------------------------------------------------
+    def _prepare_fast_paths(self) -> None:
+        """Constant arrays that let :meth:`kinematics` treat all bodies with a few batched operations."""
+        nb = self.nb
+        k = np.array([skew(a) for a in self.axis]) * self.revolute[:, None, None]
+        self._K, self._K2 = k, k @ k
+        self._trans_axis = np.einsum("kij,kj->ki", self.rotation0, self.axis) * self.prismatic[:, None]
+        self._has_rotation0 = not np.allclose(self.rotation0, np.eye(3))
+        # Path of every body padded with index nb, an identity transform.
+        depth = int(self.path.sum(axis=1).max())
+        self._path_idx = np.full((nb, depth), nb, dtype=int)
+        for b in range(nb):
+            chain = list(np.flatnonzero(self.path[b]))  # parents are listed before children
+            self._path_idx[b, depth - len(chain):] = chain
+        self._moving = np.array(self.moving, dtype=int)
+        self._coord = np.array([self.bodies[b].coordinate for b in self.moving], dtype=int)
+        self._identity_maps = [j for j, b in enumerate(self.moving) if self.bodies[b].joint_map is identity_map]
+        self._other_maps = [(j, self.bodies[b].joint_map) for j, b in enumerate(self.moving)
+                            if self.bodies[b].joint_map is not identity_map]
+        self._masks = (self.revolute[:, None].astype(float), self.prismatic[:, None].astype(float))
+
+    def joint_coordinates(self, q: np.ndarray, u: np.ndarray) -> tuple:
+        """Joint coordinates θ_k, the rows ``G_k = ∂θ̇_k/∂u`` and their rates ``Ġ_k``."""
+        nb, n = self.nb, self.n
+        m = len(self._moving)
+        th, d1, d2 = np.zeros(m), np.ones(m), np.zeros(m)
+        qm = q[self._coord]
+        th[self._identity_maps] = qm[self._identity_maps]
+        for j, fmap in self._other_maps:
+            th[j], d1[j], d2[j] = fmap(float(qm[j]))
+        theta = np.zeros(nb)
+        theta[self._moving] = th
+        G = np.zeros((nb, n))
+        G[self._moving, self._coord] = d1
+        Gdot = np.zeros((nb, n))
+        Gdot[self._moving, self._coord] = d2 * u[self._coord]
+        return theta, G, Gdot
+
+    def kinematics(self, q: np.ndarray, u: np.ndarray) -> Kinematics:
+        """Positions, projection matrices ``P_k`` (28) and ``Ṗ_k`` of every body."""
+        q = np.asarray(q, dtype=float)
+        u = np.asarray(u, dtype=float)
+        nb, n = self.nb, self.n
+        theta, G, Gdot = self.joint_coordinates(q, u)
+        # Relative transforms: rotation (Rodrigues) or translation along the joint axis.
+        s, c = np.sin(theta)[:, None, None], np.cos(theta)[:, None, None]
+        rel = np.zeros((nb + 1, 4, 4))
+        rel[:, 3, 3] = 1.0
+        rel[nb] = np.eye(4)
+        r = _EYE3 + s * self._K + (1.0 - c) * self._K2
+        rel[:nb, :3, :3] = self.rotation0 @ r if self._has_rotation0 else r
+        rel[:nb, :3, 3] = self.offset + theta[:, None] * self._trans_axis
+        # Absolute transforms: product of the relative ones along each path.
+        chain = rel[self._path_idx]
+        T = chain[:, 0]
+        for d in range(1, chain.shape[1]):
+            T = T @ chain[:, d]
+        R0, o = T[:, :3, :3], T[:, :3, 3]
+        # Joint screws in Frame 0, referenced to its origin: lines (3) or lines at infinity (15).
+        rev, pri = self._masks
+        a_w = (R0 @ self.axis[:, :, None])[:, :, 0]
+        s_ang = a_w * rev
+        s_lin = (skew_stack(o) @ s_ang[:, :, None])[:, :, 0] + a_w * pri
+        scr = np.concatenate((s_ang, s_lin), axis=1)
+        # Spatial Jacobians: the twist of a body is the sum of the joint twists on its path (16), (25).
+        J = (self.path @ (scr[:, :, None] * G[:, None, :]).reshape(nb, 6 * n)).reshape(nb, 6, n)
+        V = J @ u
+        W = skew_stack(V[:, :3])
+        # A joint screw is fixed in its body: ṡ = (V ×) s.
+        sd_ang = W @ s_ang[:, :, None]
+        sd_lin = skew_stack(V[:, 3:]) @ s_ang[:, :, None] + W @ s_lin[:, :, None]
+        sdot = np.concatenate((sd_ang, sd_lin), axis=1)
+        Jdot = (self.path @ (sdot * G[:, None, :] + scr[:, :, None] * Gdot[:, None, :]).reshape(nb, 6 * n)).reshape(nb, 6, n)
+        # Reference the COG (8): v_m = v_0 + ω × c.
+        cog = o + (R0 @ self.com[:, :, None])[:, :, 0]
+        C = skew_stack(cog)
+        Jw, Jv, Jwd, Jvd = J[:, :3], J[:, 3:], Jdot[:, :3], Jdot[:, 3:]
+        Jvc = Jv - C @ Jw
+        cog_dot = Jvc @ u
+        Jvcd = Jvd - C @ Jwd - skew_stack(cog_dot) @ Jw
+        # Body coordinates: P = R̄^k_0 J_c,  Ṗ = R̄^k_0 (J̇_c − ω × J_c).
+        Rt = R0.transpose(0, 2, 1)
+        P = np.concatenate((Rt @ Jw, Rt @ Jvc), axis=1)
+        Pd = np.concatenate((Rt @ (Jwd - W @ Jw), Rt @ (Jvcd - W @ Jvc)), axis=1)
+        twist = P @ u
+        return Kinematics(q, u, R0, o, cog, P, Pd, twist, theta, G @ u)
+
+    # -- equations of motion (43)-(46) -------------------------------------------------------------
+    def mass_matrix(self, kin: Kinematics) -> np.ndarray:
+        """``M = Σ P_kᵀ D_k P_k`` (44)."""
+        return np.einsum("kai,kab,kbj->ij", kin.P, self.local_mass_matrix, kin.P)
+
+    def coriolis_matrix(self, kin: Kinematics) -> np.ndarray:
+        """``C = Σ P_kᵀ (D_k Ṗ_k + G_k P_k)`` -- eq. (44) with a skew gyroscopic matrix ``G_k``.
+
+        The paper writes ``W_k D_k`` with ``W_k = diag(ω̂, ω̂)`` (45). ``G_k = diag(−(M_m ω)^, m ω̂)``
+        gives the same ``G_k t = W_k D_k t`` (so the same ``C u``) but is skew-symmetric, which is what
+        makes ``Ṁ − 2C`` skew-symmetric as stated below (45); with ``W_k D_k`` that holds only for
+        spherical inertia tensors.
+        """
+        P, Pd = kin.P, kin.Pdot
+        w = kin.twist[:, :3]
+        Pw, Pv = P[:, :3], P[:, 3:]
+        h_ang = (self.inertia @ w[:, :, None])[:, :, 0]
+        ang = self.inertia @ Pd[:, :3] - skew_stack(h_ang) @ Pw
+        lin = self._mass3 * (Pd[:, 3:] + skew_stack(w) @ Pv)
+        return np.einsum("kai,kaj->ij", P, np.concatenate((ang, lin), axis=1))
+
+    def generalized_forces(self, kin: Kinematics, wrenches: np.ndarray) -> np.ndarray:
+        """``τ = Σ P_kᵀ Π W_e^k`` (46); ``wrenches`` are ``[f; n]`` at each COG in body coordinates."""
+        return np.einsum("kai,ka->i", kin.P, np.concatenate((wrenches[:, 3:], wrenches[:, :3]), axis=1))
+
+    def gravity_wrenches(self, kin: Kinematics, g: float) -> np.ndarray:
+        """Weight of every body as a wrench at its COG in body coordinates (first term of (67)-(68))."""
+        wr = np.zeros((self.nb, 6))
+        wr[:, :3] = -g * self.mass[:, None] * kin.rotation[:, 2, :]  # R^k_0 [0, 0, −m g]
+        return wr
+
+    def accelerations(self, kin: Kinematics, tau: np.ndarray) -> tuple:
+        """Solve (43) for ``u̇``; returns ``(u̇, M, C)``."""
+        M = self.mass_matrix(kin)
+        C = self.coriolis_matrix(kin)
+        return np.linalg.solve(M, tau - C @ kin.u), M, C
+
+    def body_accelerations(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:
+        """``ṫ_{0k/m_k} = P_k u̇ + Ṗ_k u`` of eq. (27), stacked (nb, 6)."""
+        return kin.P @ udot + kin.Pdot @ kin.u
+
+    def inertial_wrenches(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:
+        """Inertial wrenches ``W_in = Π (D ṫ + W D t)`` of eqs. (47)-(48), as ``[f; n]`` at each COG."""
+        tdot = self.body_accelerations(kin, udot)
+        w, v = kin.twist[:, :3], kin.twist[:, 3:]
+        wx = skew_stack(w)
+        n = (self.inertia @ tdot[:, :3, None] + wx @ (self.inertia @ w[:, :, None]))[:, :, 0]
+        f = self.mass[:, None] * (tdot[:, 3:] + (wx @ v[:, :, None])[:, :, 0])
+        return np.concatenate((f, n), axis=1)
+
+    def kinetic_energy(self, kin: Kinematics) -> float:
+        return 0.5 * float(kin.u @ self.mass_matrix(kin) @ kin.u)
+
+    def potential_energy(self, kin: Kinematics, g: float) -> float:
+        return float(g * self.mass @ kin.cog[:, 2])
+
+
+def twists_by_screw_transformations(system: MultibodySystem, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Twists ``t_{0k/m_k}^k`` body by body with eqs. (18)-(25) (a second, independent evaluation).
+
+    For each body: the parent's twist referenced to its own origin (18) is carried to the COG of the
+    child in child coordinates with ``V`` (23)-(24), and the joint twist ``θ̇ L`` referenced to the
+    child's COG is added (25).
+    """
+    kin = system.kinematics(q, u)
+    out = np.zeros((system.nb, 6))
+    origin_twist = np.zeros((system.nb, 6))
+    for k, b in enumerate(system.bodies):
+        r_rel = system.rotation0[k]
+        p_rel = system.offset[k]
+        if system.revolute[k]:
+            r_rel = r_rel @ axis_rotation(system.axis[k], kin.theta[k])
+        elif system.prismatic[k]:
+            p_rel = p_rel + r_rel @ (kin.theta[k] * system.axis[k])
+        joint_line = np.zeros(6)
+        if system.revolute[k]:
+            joint_line[:3] = system.axis[k]
+        elif system.prismatic[k]:
+            joint_line[3:] = system.axis[k]
+        relative = joint_line * kin.theta_dot[k]  # t_{p,k/k}^k, eqs. (14)-(15)
+        u_mk = screw_reference_transform(-system.com[k])  # U^k_{m_k,k}
+        p = system.parent[k]
+        if p < 0:
+            out[k] = u_mk @ relative
+        else:
+            # V^{k,p}_{m_k,p}: p^p_{k,p} = −p_rel (from origin k to origin p, parent coordinates).
+            v = combined_screw_transform(r_rel.T, -p_rel, -system.com[k])
+            out[k] = v @ origin_twist[p] + u_mk @ relative
+        origin_twist[k] = screw_reference_transform(system.com[k]) @ out[k]  # back to origin k (18)
+    return out

@@ -1,0 +1,362 @@
+"""Knuckle boom crane of Cibicik & Egeland (2018), section 5: seven bodies, ``q = [q1 q2 q3]``.
+
+Body 1 is the king (slew ``q1`` about z0), Bodies 2 and 3 the booms, b2/p2 and b3/p3 barrel and piston
+of the inner and outer cylinder; ``q2``, ``q3`` are the piston extensions. The crane is described as
+data (:func:`crane_bodies`); the dynamics, reactions and controller come from the shared core.
+
+Choices where the paper is silent (see also the field descriptions below):
+
+* Frames (Fig. 5 is not reproduced in the text): Frame 2 sits at the top of the king ``[0, 0, l1]`` in
+  Frame 1, Frame 3 at the boom tip ``[0, 0, l2]`` in Frame 2, both turned about x by ``α_k``; the
+  barrel frame ``bk`` sits at ``[0, a_bk, l_{k-1} − e_bk]`` (70), (72) and the piston frame ``pk`` at the
+  piston attachment point ``P_k``, i.e. ``l_bk + q_k`` along ``z_bk``. This is the only placement for
+  which the cosine-rule angles (29), (30) close the loop; the tests check the closure.
+* COGs: Body k at ``[0, 0, d_k]``, barrel at ``[0, 0, d_bk]`` from its joint, piston ``d_pk`` back from
+  ``P_k`` (the paper's definition below eq. (41)).
+* Stroke limits: the paper gives none. ``q_k ∈ [0, 1.7] m`` keeps ≥ 0.3 m of the 2.0 m piston inside
+  the 2.3 m barrel and stays well inside the range where (29)-(30) exist.
+* The crane tip is the end of Body 3, ``[0, 0, l3]`` in Frame 3.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from .cylinders import CylinderGeometry
+from .kane import Body, Kinematics, MultibodySystem
+from .parameters import ParameterError, param, validate
+from .reactions import CylinderUnit, ReactionSolver
+
+__all__ = ["KnuckleBoomParameters", "KnuckleBoomCrane", "KnuckleBoomController", "KnuckleBoomInitialState",
+           "KnuckleBoomModel", "crane_bodies", "BODY_NAMES", "INPUTS", "OUTPUTS", "INTEGER_OUTPUTS"]
+
+BODY_NAMES = ("king", "boom2", "barrel2", "piston2", "boom3", "barrel3", "piston3")
+
+_POS = dict(low=0.0, low_open=True)
+
+
+@dataclass
+class KnuckleBoomParameters:
+    """Geometry (Table 1), masses (Table 2, in kg), gravity, stroke limits and end stops."""
+
+    l1: float = param(6.0, "m", "l_1, length of Body 1 (king), Table 1", **_POS)
+    l2: float = param(7.5, "m", "l_2, length of Body 2 (inner boom), Table 1", **_POS)
+    l3: float = param(5.0, "m", "l_3, length of Body 3 (outer boom), Table 1", **_POS)
+    lb2: float = param(2.3, "m", "l_b2, barrel length of cylinder 2, Table 1", **_POS)
+    lp2: float = param(2.0, "m", "l_p2, piston length of cylinder 2, Table 1", **_POS)
+    lb3: float = param(2.3, "m", "l_b3, barrel length of cylinder 3, Table 1", **_POS)
+    lp3: float = param(2.0, "m", "l_p3, piston length of cylinder 3, Table 1", **_POS)
+    d1: float = param(3.0, "m", "d_1, COG distance of Body 1 from Joint 1, Table 1", 0.0)
+    d2: float = param(3.7, "m", "d_2, COG distance of Body 2 from Joint 2, Table 1", 0.0)
+    d3: float = param(2.5, "m", "d_3, COG distance of Body 3 from Joint 3, Table 1", 0.0)
+    db2: float = param(1.2, "m", "d_b2, barrel 2 COG distance from the barrel joint, Table 1", 0.0)
+    dp2: float = param(1.2, "m", "d_p2, piston 2 COG distance from its attachment point P2, Table 1", 0.0)
+    db3: float = param(1.2, "m", "d_b3, barrel 3 COG distance from the barrel joint, Table 1", 0.0)
+    dp3: float = param(1.2, "m", "d_p3, piston 3 COG distance from its attachment point P3, Table 1", 0.0)
+    eb2: float = param(2.5, "m", "e_b2, Joint 2 to barrel joint 2 along -z1, Table 1", **_POS)
+    ep2: float = param(2.5, "m", "e_p2, Joint 2 to piston attachment P2 along z2, Table 1", **_POS)
+    eb3: float = param(2.5, "m", "e_b3, Joint 3 to barrel joint 3 along -z2, Table 1", **_POS)
+    ep3: float = param(2.0, "m", "e_p3, Joint 3 to piston attachment P3 along z3, Table 1", **_POS)
+    ab2: float = param(1.0, "m", "a_b2, Joint 2 to barrel joint 2 along y1, Table 1", **_POS)
+    ap2: float = param(0.5, "m", "a_p2, Joint 2 to piston attachment P2 along y2, Table 1", **_POS)
+    ab3: float = param(0.4, "m", "a_b3, Joint 3 to barrel joint 3 along y2, Table 1", **_POS)
+    ap3: float = param(0.4, "m", "a_p3, Joint 3 to piston attachment P3 along y3, Table 1", **_POS)
+    m1: float = param(10000.0, "kg", "m_1, mass of Body 1 (king), Table 2: 10.0 t", **_POS)
+    m2: float = param(10000.0, "kg", "m_2, mass of Body 2 (inner boom), Table 2: 10.0 t", **_POS)
+    m3: float = param(10000.0, "kg", "m_3, mass of Body 3 (outer boom), Table 2: 10.0 t", **_POS)
+    mb2: float = param(2000.0, "kg", "m_b2, mass of barrel 2, Table 2: 2.0 t", **_POS)
+    mp2: float = param(1000.0, "kg", "m_p2, mass of piston 2, Table 2: 1.0 t", **_POS)
+    mb3: float = param(2000.0, "kg", "m_b3, mass of barrel 3, Table 2: 2.0 t", **_POS)
+    mp3: float = param(1000.0, "kg", "m_p3, mass of piston 3, Table 2: 1.0 t", **_POS)
+    g: float = param(9.81, "m/s2", "acceleration of gravity (section 5)", 0.0, 100.0)
+    # Not in the paper: stroke range of both cylinders (see module docstring) and a stiff end stop.
+    q2_min: float = param(0.0, "m", "lower stroke limit of cylinder 2 (not in the paper)")
+    q2_max: float = param(1.7, "m", "upper stroke limit of cylinder 2 (not in the paper)")
+    q3_min: float = param(0.0, "m", "lower stroke limit of cylinder 3 (not in the paper)")
+    q3_max: float = param(1.7, "m", "upper stroke limit of cylinder 3 (not in the paper)")
+    end_stop_stiffness: float = param(
+        1.0e8, "N/m", "end-stop spring stiffness beyond a stroke limit (not in the paper)", **_POS)
+    end_stop_damping: float = param(
+        2.0e6, "N.s/m", "end-stop damping beyond a stroke limit (not in the paper)", 0.0)
+
+    def cylinder(self, k: int) -> CylinderGeometry:
+        p = self
+        if k == 2:
+            return CylinderGeometry(p.lb2, p.ab2, p.eb2, p.ap2, p.ep2)
+        return CylinderGeometry(p.lb3, p.ab3, p.eb3, p.ap3, p.ep3)
+
+    def stroke(self, k: int) -> tuple:
+        return (self.q2_min, self.q2_max) if k == 2 else (self.q3_min, self.q3_max)
+
+
+def slender_inertia(m: float, length: float, axial_fraction: float = 0.0) -> np.ndarray:
+    """Inertia tensor of eq. (66): ``diag(m l²/12, m l²/12, axial_fraction · m l²/12)``."""
+    i = m * length * length / 12.0
+    return np.diag([i, i, axial_fraction * i])
+
+
+def crane_bodies(p: KnuckleBoomParameters) -> list:
+    """The seven bodies of section 5 as data (joint screws, maps (29)-(30), inertias (66))."""
+    c2, c3 = p.cylinder(2), p.cylinder(3)
+    x, z = (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+    return [
+        Body("king", None, "revolute", z, (0, 0, 0), 0, mass=p.m1,
+             inertia=slender_inertia(p.m1, p.l1, 0.1), com=(0, 0, p.d1)),
+        Body("boom2", "king", "revolute", x, (0, 0, p.l1), 1, c2.alpha_map, p.m2,
+             slender_inertia(p.m2, p.l2), (0, 0, p.d2)),
+        Body("barrel2", "king", "revolute", x, (0, p.ab2, p.l1 - p.eb2), 1, c2.beta_map, p.mb2,
+             slender_inertia(p.mb2, p.lb2), (0, 0, p.db2)),
+        Body("piston2", "barrel2", "prismatic", z, (0, 0, p.lb2), 1, mass=p.mp2,
+             inertia=slender_inertia(p.mp2, p.lp2), com=(0, 0, -p.dp2)),
+        Body("boom3", "boom2", "revolute", x, (0, 0, p.l2), 2, c3.alpha_map, p.m3,
+             slender_inertia(p.m3, p.l3), (0, 0, p.d3)),
+        Body("barrel3", "boom2", "revolute", x, (0, p.ab3, p.l2 - p.eb3), 2, c3.beta_map, p.mb3,
+             slender_inertia(p.mb3, p.lb3), (0, 0, p.db3)),
+        Body("piston3", "barrel3", "prismatic", z, (0, 0, p.lb3), 2, mass=p.mp3,
+             inertia=slender_inertia(p.mp3, p.lp3), com=(0, 0, -p.dp3)),
+    ]
+
+
+class KnuckleBoomCrane:
+    """Equations of motion, actuator efforts and reactions of the knuckle boom crane.
+
+    Actuator efforts ``e = [T1, F2, F3]``: king torque (67) and cylinder forces (68). Each drives one
+    generalized coordinate (``τ_act = e``), so efforts and generalized forces coincide.
+    """
+
+    n = 3
+
+    def __init__(self, params: KnuckleBoomParameters | None = None):
+        self.params = p = params if params is not None else KnuckleBoomParameters()
+        validate(p)
+        self.cylinders = {2: p.cylinder(2), 3: p.cylinder(3)}
+        for k, cyl in self.cylinders.items():
+            lo, hi = cyl.extension_range()
+            q_lo, q_hi = p.stroke(k)
+            if not q_lo < q_hi:
+                raise ParameterError(f"q{k}_min = {q_lo} m must be below q{k}_max = {q_hi} m")
+            if not (lo < q_lo and q_hi < hi):
+                raise ParameterError(
+                    f"stroke range [q{k}_min, q{k}_max] = [{q_lo}, {q_hi}] m must lie inside ({lo:.4g}, {hi:.4g}) m, "
+                    f"where cylinder {k} of this geometry can close its loop (eqs. (29)-(30))")
+            for q in np.linspace(q_lo, q_hi, 7):
+                a, b = cyl.alpha(q), cyl.beta(q)
+                if abs(cyl.transmission(a, b)) < 1e-3 * cyl.b2:
+                    raise ParameterError(f"cylinder {k} passes a dead point (eq. (37) singular) at q{k} = {q:.4g} m")
+        self.system = MultibodySystem(crane_bodies(p), self.n)
+        self.reaction_solver = ReactionSolver(
+            self.system, [CylinderUnit("barrel2", "piston2", "boom2"), CylinderUnit("barrel3", "piston3", "boom3")])
+        ix = self.system.index
+        self._king, self._barrels, self._pistons = ix["king"], [ix["barrel2"], ix["barrel3"]], [ix["piston2"], ix["piston3"]]
+        self.total_mass = float(self.system.mass.sum())
+        self._stroke = np.array([[-np.inf, np.inf], list(p.stroke(2)), list(p.stroke(3))])
+
+    # -- forces ---------------------------------------------------------------------------------
+    def actuator_wrenches(self, efforts: np.ndarray) -> np.ndarray:
+        """``T1`` on the king about z1 (67); ``−F_k`` on barrel k, ``+F_k`` on piston k along z (68)."""
+        w = np.zeros((self.system.nb, 6))
+        w[self._king, 5] = efforts[0]
+        for j, (b, pst) in enumerate(zip(self._barrels, self._pistons)):
+            w[b, 2] = -efforts[j + 1]
+            w[pst, 2] = efforts[j + 1]
+        return w
+
+    def gravity_forces(self, kin: Kinematics) -> np.ndarray:
+        """Generalized gravity forces ``τ_g = Σ Pᵀ Π W_gravity`` (46)."""
+        return self.system.generalized_forces(kin, self.system.gravity_wrenches(kin, self.params.g))
+
+    def end_stop_forces(self, q: np.ndarray, u: np.ndarray) -> tuple:
+        """Spring-damper force of the end stops (pushes back into the stroke range) and active flags."""
+        k, c = self.params.end_stop_stiffness, self.params.end_stop_damping
+        lo, hi = self._stroke[:, 0], self._stroke[:, 1]
+        below = q < lo
+        above = q > hi
+        pen = np.where(below, lo - q, 0.0) + np.where(above, hi - q, 0.0)  # signed: push back
+        force = k * pen - c * u * (below | above)
+        # A damper may only push, never pull the piston into the stop.
+        force = np.where(below, np.maximum(force, 0.0), np.where(above, np.minimum(force, 0.0), 0.0))
+        return force, bool(np.any(below | above))
+
+    # -- dynamics -------------------------------------------------------------------------------
+    def evaluate(self, q: np.ndarray, u: np.ndarray, efforts: np.ndarray, kin: Kinematics | None = None):
+        """Solve (43) with the given actuator efforts (end stops added); returns ``(kin, u̇, W_e, stop)``."""
+        if kin is None:
+            kin = self.system.kinematics(q, u)
+        stop, _ = self.end_stop_forces(kin.q, kin.u)
+        wrenches = self.system.gravity_wrenches(kin, self.params.g) + self.actuator_wrenches(efforts + stop)
+        tau = self.system.generalized_forces(kin, wrenches)
+        udot, _, _ = self.system.accelerations(kin, tau)
+        return kin, udot, wrenches, stop
+
+    def tip_position(self, kin: Kinematics) -> np.ndarray:
+        k = self.system.index["boom3"]
+        return kin.origin[k] + kin.rotation[k] @ np.array([0.0, 0.0, self.params.l3])
+
+    def angles(self, kin: Kinematics) -> dict:
+        ix = self.system.index
+        return {"alpha2": kin.theta[ix["boom2"]], "alpha3": kin.theta[ix["boom3"]],
+                "beta2": kin.theta[ix["barrel2"]], "beta3": kin.theta[ix["barrel3"]]}
+
+    def reactions(self, kin: Kinematics, udot: np.ndarray, wrenches: np.ndarray) -> dict:
+        """Joint 1 in Frame 0, Joint 2 in Frame 2, Joint 3 in Frame 3 (69)-(74), and the reaction
+        wrenches on barrel and piston of each cylinder at their supports (cylinder frame)."""
+        rs = self.reaction_solver
+        total = rs.total_wrenches(kin, wrenches, udot)
+        supports = rs.cylinder_support_wrenches(kin, total)
+        joints = rs.joint_reactions(kin, total, supports)
+        ix = self.system.index
+        r1 = joints[ix["king"]]
+        r1 = np.concatenate((kin.rotation[ix["king"]] @ r1[:3], kin.rotation[ix["king"]] @ r1[3:]))
+        return {
+            "joint1": r1,
+            "joint2": joints[ix["boom2"]],
+            "joint3": joints[ix["boom3"]],
+            # The support acts on the cylinder with minus the equivalent wrench of (53).
+            "cylinder2_barrel": -supports[0][0],
+            "cylinder2_piston": -supports[0][1],
+            "cylinder3_barrel": -supports[1][0],
+            "cylinder3_piston": -supports[1][1],
+        }
+
+
+def parameter_names() -> list:
+    return [f.name for f in fields(KnuckleBoomParameters)]
+
+
+@dataclass
+class KnuckleBoomController:
+    """PD gains with gravity compensation. Not in the paper: chosen as ``Kp = ω² M_ii``,
+    ``Kd = 2ζω M_ii`` with ``ω = 2 rad/s``, ``ζ = 1`` and the diagonal of ``M`` at a mid-stroke pose
+    (q2 ≈ q3 ≈ 1 m: M_ii ≈ 1.0e6 kg·m², 2.7e5 kg, 4e4 kg) -- well damped, and far from saturating
+    any actuator in the demo."""
+
+    kp1: float = param(4.0e6, "N.m/rad", "proportional gain of the king slew controller", 0.0)
+    kd1: float = param(4.0e6, "N.m.s/rad", "derivative gain of the king slew controller", 0.0)
+    kp2: float = param(1.1e6, "N/m", "proportional gain of the cylinder 2 controller", 0.0)
+    kd2: float = param(1.1e6, "N.s/m", "derivative gain of the cylinder 2 controller", 0.0)
+    kp3: float = param(1.6e5, "N/m", "proportional gain of the cylinder 3 controller", 0.0)
+    kd3: float = param(1.6e5, "N.s/m", "derivative gain of the cylinder 3 controller", 0.0)
+
+    @property
+    def kp(self) -> np.ndarray:
+        return np.array([self.kp1, self.kp2, self.kp3])
+
+    @property
+    def kd(self) -> np.ndarray:
+        return np.array([self.kd1, self.kd2, self.kd3])
+
+
+@dataclass
+class KnuckleBoomInitialState:
+    q1_0: float = param(0.0, "rad", "initial king slew angle q1")
+    q2_0: float = param(0.6, "m", "initial piston extension q2 of cylinder 2")
+    q3_0: float = param(0.6, "m", "initial piston extension q3 of cylinder 3")
+    u1_0: float = param(0.0, "rad/s", "initial slew rate u1")
+    u2_0: float = param(0.0, "m/s", "initial piston speed u2")
+    u3_0: float = param(0.0, "m/s", "initial piston speed u3")
+
+    def state(self) -> np.ndarray:
+        return np.array([self.q1_0, self.q2_0, self.q3_0, self.u1_0, self.u2_0, self.u3_0])
+
+
+# (name, unit, description) -- the public contract of the FMU, in this order.
+INPUTS = (
+    ("king_torque", "N.m", "king slew torque T1 added to the controller effort"),
+    ("cylinder2_force", "N", "cylinder 2 piston force F2 added to the controller effort"),
+    ("cylinder3_force", "N", "cylinder 3 piston force F3 added to the controller effort"),
+    ("q1_ref", "rad", "king slew angle set-point"),
+    ("q2_ref", "m", "cylinder 2 extension set-point"),
+    ("q3_ref", "m", "cylinder 3 extension set-point"),
+)
+
+
+def _wrench_outputs(prefix: str, frame: str, what: str, moments: bool = True) -> list:
+    out = [(f"{prefix}_force_{a}", "N", f"{what} force, {a} in {frame}") for a in "xyz"]
+    if moments:
+        out += [(f"{prefix}_moment_{a}", "N.m", f"{what} moment, {a} in {frame}") for a in "xyz"]
+    return out
+
+
+OUTPUTS = (
+    [("q1", "rad", "king slew angle"), ("q2", "m", "piston extension of cylinder 2"),
+     ("q3", "m", "piston extension of cylinder 3"), ("u1", "rad/s", "king slew rate"),
+     ("u2", "m/s", "piston speed of cylinder 2"), ("u3", "m/s", "piston speed of cylinder 3"),
+     ("alpha2", "rad", "angle of Joint 2 (Frame 1 to 2), eq. (29)"),
+     ("alpha3", "rad", "angle of Joint 3 (Frame 2 to 3), eq. (29)"),
+     ("beta2", "rad", "angle of barrel 2 (Frame 1 to b2), eq. (30)"),
+     ("beta3", "rad", "angle of barrel 3 (Frame 2 to b3), eq. (30)"),
+     ("tip_x", "m", "crane tip x in Frame 0"), ("tip_y", "m", "crane tip y in Frame 0"),
+     ("tip_z", "m", "crane tip z in Frame 0")]
+    + _wrench_outputs("joint1", "Frame 0", "reaction on the king in Joint 1, eq. (69)")
+    + _wrench_outputs("joint2", "Frame 2", "reaction on Body 2 in Joint 2, eq. (71)")
+    + _wrench_outputs("joint3", "Frame 3", "reaction on Body 3 in Joint 3, eq. (73)")
+    + _wrench_outputs("cylinder2_barrel", "Frame b2", "support reaction on barrel 2 at its joint, eq. (53)", False)
+    + _wrench_outputs("cylinder2_piston", "Frame p2", "support reaction on piston 2 at P2, eq. (53)", False)
+    + _wrench_outputs("cylinder3_barrel", "Frame b3", "support reaction on barrel 3 at its joint, eq. (53)", False)
+    + _wrench_outputs("cylinder3_piston", "Frame p3", "support reaction on piston 3 at P3, eq. (53)", False)
+    + [("applied_king_torque", "N.m", "total king torque: controller plus input (Fig. 15)"),
+       ("applied_cylinder2_force", "N", "total cylinder 2 force: controller plus input (Fig. 15)"),
+       ("applied_cylinder3_force", "N", "total cylinder 3 force: controller plus input (Fig. 15)"),
+       ("end_stop_force2", "N", "end-stop force on piston 2 (nonzero only beyond a stroke limit)"),
+       ("end_stop_force3", "N", "end-stop force on piston 3 (nonzero only beyond a stroke limit)")]
+)
+INTEGER_OUTPUTS = (("end_stop_active", "", "1 while a piston is beyond a stroke limit, else 0"),)
+
+
+class KnuckleBoomModel:
+    """The crane with its controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract)."""
+
+    input_names = [name for name, _, _ in INPUTS]
+    state_size = 6
+
+    def __init__(self, params: KnuckleBoomParameters | None = None,
+                 controller: KnuckleBoomController | None = None, controller_enabled: bool = True):
+        self.crane = KnuckleBoomCrane(params)
+        self.controller = controller if controller is not None else KnuckleBoomController()
+        validate(self.controller)
+        self.controller_enabled = bool(controller_enabled)
+        self._kp, self._kd = self.controller.kp, self.controller.kd
+
+    def efforts(self, kin: Kinematics, inputs: np.ndarray, tau_g: np.ndarray) -> np.ndarray:
+        effort = inputs[:3].copy()
+        if self.controller_enabled:
+            effort += self._kp * (inputs[3:6] - kin.q) - self._kd * kin.u - tau_g
+        return effort
+
+    def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        crane = self.crane
+        sys = crane.system
+        kin = sys.kinematics(x[:3], x[3:])
+        w_g = sys.gravity_wrenches(kin, crane.params.g)
+        tau_g = sys.generalized_forces(kin, w_g)
+        effort = self.efforts(kin, inputs, tau_g)
+        stop, active = crane.end_stop_forces(kin.q, kin.u)
+        w_act = crane.actuator_wrenches(effort + stop)
+        tau = tau_g + sys.generalized_forces(kin, w_act)
+        udot, _, _ = sys.accelerations(kin, tau)
+        return np.concatenate((kin.u, udot)), (kin, udot, w_g + w_act, effort, stop, active)
+
+    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        kin, udot, wrenches, effort, stop, active = aux
+        crane = self.crane
+        out = {"q1": x[0], "q2": x[1], "q3": x[2], "u1": x[3], "u2": x[4], "u3": x[5]}
+        out.update(crane.angles(kin))
+        tip = crane.tip_position(kin)
+        out.update(tip_x=tip[0], tip_y=tip[1], tip_z=tip[2])
+        for name, w in crane.reactions(kin, udot, wrenches).items():
+            for i, a in enumerate("xyz"):
+                out[f"{name}_force_{a}"] = w[i]
+            if name.startswith("joint"):
+                for i, a in enumerate("xyz"):
+                    out[f"{name}_moment_{a}"] = w[3 + i]
+        out.update(applied_king_torque=effort[0], applied_cylinder2_force=effort[1],
+                   applied_cylinder3_force=effort[2], end_stop_force2=stop[1], end_stop_force3=stop[2],
+                   end_stop_active=int(active))
+        return {k: float(v) for k, v in out.items()}
+
+    def check_state(self, x: np.ndarray) -> None:
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"state became non-finite: {x}")
+        for k in (2, 3):
+            self.crane.cylinders[k].check(float(x[k - 1]))
