@@ -1,0 +1,153 @@
+"""Build every FMU of the project into one folder, with ``crane_models`` bundled inside each.
+
+Each FMU gets its own copy of the package under a unique module name (``<fmu>_crane_models``) and a
+uniquely named slave script, so that several FMUs -- and the host's own ``crane_models`` -- can live in
+one Python process. pythonfmu's model description is completed (units, display units, ranges,
+``InitialUnknowns``, ``DefaultExperiment``) so that it passes ``fmpy.validation.validate_fmu``.
+Run as ``python -m crane_cosim_build.build_fmus OUT_DIR`` or through ``crane-cosim build --out OUT_DIR``.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import math
+import shutil
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import crane_models
+from crane_models.fmu_specs import SPECS
+
+HERE = Path(__file__).resolve().parent
+
+# FMU name -> slave script in fmu_src/.
+SLAVE_SCRIPTS = {"KnuckleBoomCrane": "knuckle_boom_crane_fmu.py"}
+
+# Unit -> SI base-unit exponents (FMI 2.0 BaseUnit attributes).
+BASE_UNITS = {
+    "m": {"m": 1}, "rad": {"rad": 1}, "s": {"s": 1}, "kg": {"kg": 1},
+    "N": {"kg": 1, "m": 1, "s": -2}, "N.m": {"kg": 1, "m": 2, "s": -2},
+    "m/s": {"m": 1, "s": -1}, "rad/s": {"rad": 1, "s": -1}, "m/s2": {"m": 1, "s": -2},
+    "rad/s2": {"rad": 1, "s": -2}, "N/m": {"kg": 1, "s": -2}, "N.s/m": {"kg": 1, "s": -1},
+    "N.m/rad": {"kg": 1, "m": 2, "s": -2, "rad": -1}, "N.m.s/rad": {"kg": 1, "m": 2, "s": -1, "rad": -1},
+}
+DISPLAY_UNITS = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi)}
+
+
+def _source_dir(package: str, fallback: Path) -> Path:
+    """Folder of an installed or checked-out package (works for editable and normal installs)."""
+    try:
+        mod = __import__(package)
+        return Path(mod.__file__).resolve().parent
+    except ImportError:
+        return fallback
+
+
+def complete_model_description(xml_text: bytes, spec, version: str) -> bytes:
+    """Add units, display units, ranges, InitialUnknowns and DefaultExperiment to pythonfmu's XML."""
+    root = ET.fromstring(xml_text)
+    root.set("version", version)
+    meta = {v.name: v for v in spec.variables()}
+    used = sorted({v.unit for v in meta.values() if v.unit})
+    # Elements must keep the order of the FMI 2.0 schema: UnitDefinitions right after CoSimulation.
+    units = ET.Element("UnitDefinitions")
+    for unit in used:
+        u = ET.SubElement(units, "Unit", name=unit)
+        ET.SubElement(u, "BaseUnit", {k: str(v) for k, v in BASE_UNITS[unit].items()})
+        if unit in DISPLAY_UNITS:
+            name, factor = DISPLAY_UNITS[unit]
+            ET.SubElement(u, "DisplayUnit", name=name, factor=repr(factor))
+    children = list(root)
+    cs_index = [i for i, c in enumerate(children) if c.tag == "CoSimulation"][0]
+    root.insert(cs_index + 1, units)
+    for old in root.findall("DefaultExperiment"):
+        root.remove(old)
+    de = ET.Element("DefaultExperiment", startTime="0.0", stopTime=repr(spec.stop_time), stepSize=repr(spec.step_size))
+    children = list(root)
+    mv_index = [i for i, c in enumerate(children) if c.tag == "ModelVariables"][0]
+    root.insert(mv_index, de)
+    outputs = []
+    for index, sv in enumerate(root.find("ModelVariables"), start=1):
+        v = meta[sv.get("name")]
+        typed = sv[0]
+        if sv.get("causality") == "output":
+            outputs.append(index)
+        if typed.tag != "Real":
+            continue
+        if v.unit:
+            typed.set("unit", v.unit)
+            if v.display_unit or v.unit in DISPLAY_UNITS:
+                typed.set("displayUnit", DISPLAY_UNITS[v.unit][0])
+        if sv.get("causality") == "parameter":
+            if math.isfinite(v.low):
+                typed.set("min", repr(float(v.low)))
+            if math.isfinite(v.high):
+                typed.set("max", repr(float(v.high)))
+    structure = root.find("ModelStructure")
+    for old in structure.findall("InitialUnknowns"):
+        structure.remove(old)
+    init = ET.SubElement(structure, "InitialUnknowns")
+    for index in outputs:
+        ET.SubElement(init, "Unknown", index=str(index))
+    ET.indent(root)
+    return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+def build_fmu(name: str, out_dir: Path) -> Path:
+    from pythonfmu.builder import FmuBuilder
+
+    spec = SPECS[name]()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    bundle = f"{name.lower()}_crane_models"
+    src_pkg = _source_dir("crane_models", HERE.parent / "crane_models")
+    slave_dir = _source_dir("crane_cosim_fmu_src", HERE.parent / "fmu_src")
+    with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
+        tmp = Path(tmp)
+        shutil.copytree(src_pkg, tmp / bundle, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        slave_text = (slave_dir / SLAVE_SCRIPTS[name]).read_text()
+        script = tmp / f"{name.lower()}_slave.py"
+        script.write_text(slave_text.replace("crane_models", bundle))
+        fmu_path = FmuBuilder.build_FMU(script, dest=out_dir / f"{name}.fmu", project_files=[tmp / bundle],
+                                        canGetAndSetFMUstate=True, canSerializeFMUstate=True)
+        sys.modules.pop(script.stem, None)
+        for mod in [m for m in sys.modules if m == bundle or m.startswith(bundle + ".")]:
+            sys.modules.pop(mod)
+        if str(tmp) in sys.path:
+            sys.path.remove(str(tmp))
+    _rewrite_model_description(Path(fmu_path), spec)
+    return Path(fmu_path)
+
+
+def _rewrite_model_description(fmu_path: Path, spec) -> None:
+    tmp_path = fmu_path.with_suffix(".tmp")
+    with zipfile.ZipFile(fmu_path) as zin, zipfile.ZipFile(tmp_path, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "modelDescription.xml":
+                data = complete_model_description(data, spec, crane_models.__version__)
+            zout.writestr(item.filename, data)
+    tmp_path.replace(fmu_path)
+
+
+def build_all(out_dir: Path) -> list:
+    """Build every FMU into ``out_dir`` and write ``manifest.json`` beside them."""
+    out_dir = Path(out_dir)
+    paths = [build_fmu(name, out_dir) for name in SPECS]
+    manifest = {
+        "project_version": crane_models.__version__,
+        "build_time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "fmus": [{"name": p.stem, "file": p.name, "fmi_version": "2.0",
+                  "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in paths],
+    }
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return paths
+
+
+if __name__ == "__main__":
+    for path in build_all(Path(sys.argv[1] if len(sys.argv) > 1 else "crane-cosim-out/fmus")):
+        print(path)

@@ -1,0 +1,247 @@
+"""Glue between a pythonfmu slave and a crane model: variables, stepping, errors, saved states.
+
+An FMU is described by an :class:`FmuSpec` (pure data: variables with units and ranges, and a function
+that builds the model from parameter values). :class:`SlaveAdapter` registers those variables on a
+``pythonfmu.Fmi2Slave`` and implements the FMI calls. It never lets an exception escape into
+pythonfmu, which would turn it into ``fmi2Fatal`` and destroy the instance: failures are logged with
+status Error, ``do_step`` returns ``False`` (``fmi2Discard``) and the outputs keep their last finite
+values.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import pickle
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .parameters import ParameterError, range_text
+from .simulation import CoSimulation
+
+__all__ = ["FmuVariable", "FmuSpec", "SlaveAdapter", "parameters_from_dataclasses"]
+
+
+@dataclass(frozen=True)
+class FmuVariable:
+    name: str
+    unit: str
+    description: str
+    start: Any = 0.0
+    kind: str = "real"  # real | integer | boolean
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    display_unit: Optional[str] = None
+
+
+@dataclass
+class FmuSpec:
+    """Everything an FMU exposes, and how to build its model from parameter values."""
+
+    model_name: str
+    description: str
+    parameters: list
+    inputs: list
+    outputs: list
+    build: Callable[[dict], tuple]  # parameter values -> (model, x0, CoSimulation options)
+    stop_time: float = 20.0
+    step_size: float = 0.01
+    extra: dict = field(default_factory=dict)
+
+    def variables(self) -> list:
+        return list(self.parameters) + list(self.inputs) + list(self.outputs)
+
+
+def parameters_from_dataclasses(*instances) -> list:
+    """FMI parameters from the fields of parameter dataclasses (declared with ``parameters.param``)."""
+    out = []
+    for inst in instances:
+        for f in dataclasses.fields(inst):
+            m = f.metadata
+            out.append(FmuVariable(f.name, m["unit"], m["description"], float(getattr(inst, f.name)),
+                                   "real", m["low"], m["high"], m.get("low_open", False),
+                                   "deg" if m["unit"] == "rad" else None))
+    return out
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+class SlaveAdapter:
+    """Implements the FMI calls of one slave instance on top of :class:`CoSimulation`."""
+
+    def __init__(self, slave, spec: FmuSpec):
+        from pythonfmu import Boolean, Fmi2Causality, Fmi2Variability, Integer, Real
+        from pythonfmu.enums import Fmi2Status
+
+        self.slave, self.spec = slave, spec
+        self._status = Fmi2Status
+        self.values: dict = {}
+        self.sim: Optional[CoSimulation] = None
+        self.error: Optional[str] = None
+        self.start_time = 0.0
+        self._outputs_valid = False
+        kinds = {"real": Real, "integer": Integer, "boolean": Boolean}
+        groups = ((spec.parameters, Fmi2Causality.parameter, Fmi2Variability.fixed),
+                  (spec.inputs, Fmi2Causality.input, None),
+                  (spec.outputs, Fmi2Causality.output, None))
+        self._input_names = [v.name for v in spec.inputs]
+        self._meta = {}
+        for variables, causality, variability in groups:
+            for v in variables:
+                self._meta[v.name] = v
+                self.values[v.name] = v.start
+                cls = kinds[v.kind]
+                if causality is Fmi2Causality.output:
+                    var_variability = Fmi2Variability.discrete if v.kind != "real" else Fmi2Variability.continuous
+                    getter = (lambda n=v.name: self._get_output(n))
+                    slave.register_variable(cls(v.name, causality=causality, variability=var_variability,
+                                                description=v.description, getter=getter))
+                else:
+                    var_variability = variability or (Fmi2Variability.discrete if v.kind != "real"
+                                                      else Fmi2Variability.continuous)
+                    slave.register_variable(cls(
+                        v.name, causality=causality, variability=var_variability, start=v.start,
+                        description=v.description, getter=(lambda n=v.name: self.values[n]),
+                        setter=(lambda x, n=v.name: self._set(n, x))))
+
+    # -- variable access (never raises) -----------------------------------------------------------
+    def _set(self, name: str, value) -> None:
+        self.values[name] = value
+        if name in self._input_names:
+            self._outputs_valid = False
+
+    def _get_output(self, name: str):
+        if not self._outputs_valid and self.sim is not None and self.error is None:
+            self._refresh_outputs()
+        return self.values[name]
+
+    def log_error(self, message: str) -> None:
+        self.slave.log(message, self._status.error)
+
+    # -- FMI calls --------------------------------------------------------------------------------
+    def setup_experiment(self, start_time: float) -> None:
+        self.start_time = float(start_time) if _finite(start_time) else 0.0
+
+    def exit_initialization_mode(self) -> None:
+        try:
+            for v in self.spec.parameters:
+                self._check_range(v, self.values[v.name])
+            params = {v.name: self.values[v.name] for v in self.spec.parameters}
+            model, x0, options = self.spec.build(params)
+            inputs = self._input_vector()
+            self.sim = CoSimulation(model, x0, t0=self.start_time, inputs=inputs, **options)
+            self.error = None
+            self._refresh_outputs()
+        except Exception as exc:  # noqa: BLE001 -- any failure must become a logged FMI error
+            self.sim = None
+            self.error = f"initialization failed: {exc}"
+            self.log_error(self.error)
+
+    def do_step(self, current_time: float, step_size: float) -> bool:
+        try:
+            if self.error is not None:
+                self.log_error(f"cannot step: {self.error}")
+                return False
+            if self.sim is None:
+                self.log_error("cannot step: the FMU was not initialized")
+                return False
+            if not (_finite(step_size) and step_size > 0.0):
+                self.log_error(f"communication step size = {step_size!r} s is not allowed; it must be finite and > 0")
+                return False
+            if not _finite(current_time) or abs(current_time - self.sim.t) > 1e-9 * max(1.0, abs(self.sim.t)):
+                self.log_error(f"currentCommunicationPoint = {current_time!r} s does not match the FMU time "
+                               f"{self.sim.t!r} s (restore a saved state to go back in time)")
+                return False
+            inputs = self._input_vector()
+            if inputs is None:
+                return False
+            self.sim.set_inputs(inputs)
+            self.sim.step(float(step_size))
+            self._refresh_outputs()
+            return True
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"step from t = {current_time!r} s with h = {step_size!r} s failed: {exc}; "
+                           "the state is left at the start of the step")
+            return False
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _check_range(self, v: FmuVariable, value) -> None:
+        if v.kind != "real":
+            return
+        ok = _finite(value)
+        if ok:
+            x = float(value)
+            ok = x <= v.high and (x > v.low if v.low_open else x >= v.low)
+        if not ok:
+            meta = {"low": v.low, "high": v.high, "low_open": v.low_open}
+            raise ParameterError(f"{v.name} = {value!r} {v.unit} is outside the allowed range {range_text(meta)} {v.unit}")
+
+    def _input_vector(self) -> Optional[np.ndarray]:
+        vals = []
+        for name in self._input_names:
+            x = self.values[name]
+            if not _finite(x):
+                self.log_error(f"input {name} = {x!r} is not allowed; it must be a finite number "
+                               f"({self._meta[name].unit})")
+                return None
+            vals.append(float(x))
+        return np.array(vals)
+
+    def _refresh_outputs(self) -> None:
+        try:
+            inputs = self._input_vector()
+            if inputs is None:
+                return
+            self.sim.set_inputs(inputs)
+            out = self.sim.outputs()
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"outputs could not be evaluated: {exc}")
+            return
+        for name, value in out.items():
+            if name in self._meta and (self._meta[name].kind != "real" or math.isfinite(value)):
+                self.values[name] = value
+        self._outputs_valid = True
+
+    # -- saved FMU states ---------------------------------------------------------------------------
+    def get_state(self) -> dict:
+        sim = self.sim
+        core = None
+        if sim is not None:
+            core = (sim.t, sim.x.copy(), sim.inputs.copy(), sim.stepper.h)
+        return {"values": dict(self.values), "error": self.error, "start_time": self.start_time,
+                "sim": core, "outputs_valid": self._outputs_valid}
+
+    def set_state(self, state: dict) -> None:
+        try:
+            self.values = dict(state["values"])
+            self.error = state["error"]
+            self.start_time = state["start_time"]
+            core = state["sim"]
+            if core is None:
+                self.sim = None
+            else:
+                if self.sim is None:
+                    params = {v.name: self.values[v.name] for v in self.spec.parameters}
+                    model, x0, options = self.spec.build(params)
+                    self.sim = CoSimulation(model, x0, t0=core[0], inputs=core[2], **options)
+                self.sim.t, self.sim.x, self.sim.stepper.h = core[0], core[1].copy(), core[3]
+                self.sim.inputs = core[2].copy()
+                self.sim._k = self.sim._aux = None
+            self._outputs_valid = False
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"restoring the FMU state failed: {exc}")
+
+    @staticmethod
+    def state_to_bytes(state: dict) -> bytes:
+        return pickle.dumps(state, protocol=4)
+
+    @staticmethod
+    def state_from_bytes(data: bytes) -> dict:
+        return pickle.loads(data)

@@ -1,0 +1,55 @@
+"""The FMUs this project builds, as data: name, variables (with units and ranges) and model factory.
+
+These variable names are a public contract: co-simulation configurations refer to them.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .fmi_adapter import FmuSpec, FmuVariable, parameters_from_dataclasses
+from .knuckle_boom import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
+                           KnuckleBoomModel, KnuckleBoomParameters)
+
+__all__ = ["knuckle_boom_spec", "SPECS"]
+
+SOLVER_PARAMETERS = [
+    FmuVariable("max_step", "s", "largest internal integration step inside doStep", 0.01, low=0.0, high=1.0,
+                low_open=True),
+    FmuVariable("rtol", "", "relative tolerance of the internal integrator (Bogacki-Shampine 3(2))", 1e-6,
+                low=1e-12, high=1e-2),
+]
+
+
+def _split(values: dict, cls):
+    names = [f.name for f in dataclasses.fields(cls)]
+    return cls(**{n: float(values[n]) for n in names})
+
+
+def knuckle_boom_spec() -> FmuSpec:
+    init = KnuckleBoomInitialState()
+    params = parameters_from_dataclasses(KnuckleBoomParameters(), KnuckleBoomController(), init)
+    params.append(FmuVariable("controller_enabled", "", "PD controller with gravity compensation on (true) "
+                              "or off (false: efforts are the inputs alone)", True, "boolean"))
+    params += SOLVER_PARAMETERS
+    # Set-points start at the initial pose, so an unconnected set-point input holds the crane still.
+    start = {"q1_ref": init.q1_0, "q2_ref": init.q2_0, "q3_ref": init.q3_0}
+    inputs = [FmuVariable(n, u, d, start.get(n, 0.0), display_unit="deg" if u == "rad" else None)
+              for n, u, d in INPUTS]
+    outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in OUTPUTS]
+    outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
+
+    def build(values: dict):
+        model = KnuckleBoomModel(_split(values, KnuckleBoomParameters), _split(values, KnuckleBoomController),
+                                 bool(values["controller_enabled"]))
+        x0 = _split(values, KnuckleBoomInitialState).state()
+        for k in (2, 3):
+            lo, hi = model.crane.params.stroke(k)
+            if not lo <= x0[k - 1] <= hi:
+                raise ValueError(f"q{k}_0 = {x0[k - 1]!r} m is outside the stroke range [{lo:g}, {hi:g}] m")
+        return model, x0, {"max_step": float(values["max_step"]), "rtol": float(values["rtol"])}
+
+    return FmuSpec("KnuckleBoomCrane", "Knuckle boom crane with two hydraulic cylinders and joint reaction "
+                   "forces (Cibicik & Egeland 2018)", params, inputs, outputs, build, stop_time=20.0, step_size=0.01)
+
+
+SPECS = {"KnuckleBoomCrane": knuckle_boom_spec}
