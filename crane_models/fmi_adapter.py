@@ -214,7 +214,8 @@ class SlaveAdapter:
         sim = self.sim
         core = None
         if sim is not None:
-            core = (sim.t, sim.x.copy(), sim.inputs.copy(), sim.stepper.h)
+            # The cached derivative is part of the state: it makes a replay bit-identical.
+            core = (sim.t, sim.x.copy(), sim.inputs.copy(), sim.stepper.h, sim._k, sim._aux)
         return {"values": dict(self.values), "error": self.error, "start_time": self.start_time,
                 "sim": core, "outputs_valid": self._outputs_valid}
 
@@ -233,7 +234,7 @@ class SlaveAdapter:
                     self.sim = CoSimulation(model, x0, t0=core[0], inputs=core[2], **options)
                 self.sim.t, self.sim.x, self.sim.stepper.h = core[0], core[1].copy(), core[3]
                 self.sim.inputs = core[2].copy()
-                self.sim._k = self.sim._aux = None
+                self.sim._k, self.sim._aux = core[4], core[5]
             self._outputs_valid = False
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"restoring the FMU state failed: {exc}")

@@ -47,6 +47,11 @@ def skew_stack(v: np.ndarray) -> np.ndarray:
     return (v @ _SKEW).reshape(-1, 3, 3)
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross products of two (k, 3) stacks (``np.cross`` costs ten times more on tiny arrays)."""
+    return (skew_stack(a) @ b[:, :, None])[:, :, 0]
+
+
 @dataclass(frozen=True)
 class Body:
     """One rigid body and the joint that attaches it to its parent.
@@ -85,6 +90,7 @@ class Kinematics:
     twist: np.ndarray  # t_{0k/m_k}^k = P_k u, (nb, 6)
     theta: np.ndarray  # joint coordinates θ_k, (nb,)
     theta_dot: np.ndarray  # joint rates, (nb,)
+    PP: Optional[np.ndarray] = None  # [P | Ṗ] as (nb, 2, 3, 2n), used by the fast paths
 
 
 class MultibodySystem:
@@ -148,17 +154,18 @@ class MultibodySystem:
         self._identity_maps = [j for j, b in enumerate(self.moving) if self.bodies[b].joint_map is identity_map]
         self._other_maps = [(j, self.bodies[b].joint_map) for j, b in enumerate(self.moving)
                             if self.bodies[b].joint_map is not identity_map]
-        self._masks = (self.revolute[:, None].astype(float), self.prismatic[:, None].astype(float))
+        self._rev = self.revolute[:, None].astype(float)
+        self._pri = self.prismatic[:, None].astype(float)
+        self._rel_template = np.zeros((nb + 1, 4, 4))
+        self._rel_template[:, 3, 3] = 1.0
+        self._rel_template[nb] = np.eye(4)
 
     def joint_coordinates(self, q: np.ndarray, u: np.ndarray) -> tuple:
         """Joint coordinates θ_k, the rows ``G_k = ∂θ̇_k/∂u`` and their rates ``Ġ_k``."""
         nb, n = self.nb, self.n
-        m = len(self._moving)
-        th, d1, d2 = np.zeros(m), np.ones(m), np.zeros(m)
-        qm = q[self._coord]
-        th[self._identity_maps] = qm[self._identity_maps]
+        th, d1, d2 = q[self._coord], np.ones(len(self._moving)), np.zeros(len(self._moving))
         for j, fmap in self._other_maps:
-            th[j], d1[j], d2[j] = fmap(float(qm[j]))
+            th[j], d1[j], d2[j] = fmap(float(th[j]))
         theta = np.zeros(nb)
         theta[self._moving] = th
         G = np.zeros((nb, n))
@@ -168,16 +175,18 @@ class MultibodySystem:
         return theta, G, Gdot
 
     def kinematics(self, q: np.ndarray, u: np.ndarray) -> Kinematics:
-        """Positions, projection matrices ``P_k`` (28) and ``Ṗ_k`` of every body."""
+        """Positions, projection matrices ``P_k`` (28) and ``Ṗ_k`` of every body.
+
+        Screws are stored as (…, 2, 3) arrays -- angular and linear half -- so that one batched product
+        rotates or shifts both halves of ``P`` and ``Ṗ`` together.
+        """
         q = np.asarray(q, dtype=float)
         u = np.asarray(u, dtype=float)
         nb, n = self.nb, self.n
         theta, G, Gdot = self.joint_coordinates(q, u)
         # Relative transforms: rotation (Rodrigues) or translation along the joint axis.
         s, c = np.sin(theta)[:, None, None], np.cos(theta)[:, None, None]
-        rel = np.zeros((nb + 1, 4, 4))
-        rel[:, 3, 3] = 1.0
-        rel[nb] = np.eye(4)
+        rel = self._rel_template.copy()
         r = _EYE3 + s * self._K + (1.0 - c) * self._K2
         rel[:nb, :3, :3] = self.rotation0 @ r if self._has_rotation0 else r
         rel[:nb, :3, 3] = self.offset + theta[:, None] * self._trans_axis
@@ -188,54 +197,63 @@ class MultibodySystem:
             T = T @ chain[:, d]
         R0, o = T[:, :3, :3], T[:, :3, 3]
         # Joint screws in Frame 0, referenced to its origin: lines (3) or lines at infinity (15).
-        rev, pri = self._masks
         a_w = (R0 @ self.axis[:, :, None])[:, :, 0]
-        s_ang = a_w * rev
-        s_lin = (skew_stack(o) @ s_ang[:, :, None])[:, :, 0] + a_w * pri
-        scr = np.concatenate((s_ang, s_lin), axis=1)
-        # Spatial Jacobians: the twist of a body is the sum of the joint twists on its path (16), (25).
-        J = (self.path @ (scr[:, :, None] * G[:, None, :]).reshape(nb, 6 * n)).reshape(nb, 6, n)
-        V = J @ u
-        W = skew_stack(V[:, :3])
-        # A joint screw is fixed in its body: ṡ = (V ×) s.
-        sd_ang = W @ s_ang[:, :, None]
-        sd_lin = skew_stack(V[:, 3:]) @ s_ang[:, :, None] + W @ s_lin[:, :, None]
-        sdot = np.concatenate((sd_ang, sd_lin), axis=1)
-        Jdot = (self.path @ (sdot * G[:, None, :] + scr[:, :, None] * Gdot[:, None, :]).reshape(nb, 6 * n)).reshape(nb, 6, n)
-        # Reference the COG (8): v_m = v_0 + ω × c.
+        scr = np.empty((nb, 2, 3))
+        scr[:, 0] = a_w * self._rev
+        scr[:, 1] = _cross(o, scr[:, 0]) + a_w * self._pri
+        # Twists: the twist of a body is the sum of the joint twists on its path (16), (25).
+        theta_dot = G @ u
+        V = (self.path @ (scr * theta_dot[:, None, None]).reshape(nb, 6)).reshape(nb, 2, 3)
+        # A joint screw is fixed in its body: ṡ = (V ×) s = [ω × a; v × a + ω × m].
+        vx = skew_stack(V.reshape(-1, 3)).reshape(nb, 2, 3, 3)  # [ω̂, v̂]
+        sdot = (vx @ scr[:, 0, None, :, None])[..., 0]  # [ω × a, v × a]
+        sdot[:, 1] += (vx[:, 0] @ scr[:, 1, :, None])[..., 0]  # + ω × m
+        # [J | J̇] in one sum along the paths.
+        g4, gd4 = G[:, None, None, :], Gdot[:, None, None, :]
+        jj_in = np.empty((nb, 2, 3, 2 * n))
+        np.multiply(scr[..., None], g4, out=jj_in[..., :n])
+        np.multiply(sdot[..., None], g4, out=jj_in[..., n:])
+        jj_in[..., n:] += scr[..., None] * gd4
+        JJ = (self.path @ jj_in.reshape(nb, 12 * n)).reshape(nb, 2, 3, 2 * n)
+        # Reference the COG (8): v_m = v_0 + ω × c, and its rate.
         cog = o + (R0 @ self.com[:, :, None])[:, :, 0]
-        C = skew_stack(cog)
-        Jw, Jv, Jwd, Jvd = J[:, :3], J[:, 3:], Jdot[:, :3], Jdot[:, 3:]
-        Jvc = Jv - C @ Jw
-        cog_dot = Jvc @ u
-        Jvcd = Jvd - C @ Jwd - skew_stack(cog_dot) @ Jw
-        # Body coordinates: P = R̄^k_0 J_c,  Ṗ = R̄^k_0 (J̇_c − ω × J_c).
-        Rt = R0.transpose(0, 2, 1)
-        P = np.concatenate((Rt @ Jw, Rt @ Jvc), axis=1)
-        Pd = np.concatenate((Rt @ (Jwd - W @ Jw), Rt @ (Jvcd - W @ Jvc)), axis=1)
-        twist = P @ u
-        return Kinematics(q, u, R0, o, cog, P, Pd, twist, theta, G @ u)
+        JJ[:, 1] -= skew_stack(cog) @ JJ[:, 0]
+        cog_dot = JJ[:, 1, :, :n] @ u
+        JJ[:, 1, :, n:] -= skew_stack(cog_dot) @ JJ[:, 0, :, :n]
+        # Body coordinates: P = R̄^k_0 J_c,  Ṗ = R̄^k_0 J̇_c − ω^k × P.
+        PP = R0.transpose(0, 2, 1)[:, None] @ JJ
+        twist = PP[..., :n] @ u
+        PP[..., n:] -= skew_stack(twist[:, 0])[:, None] @ PP[..., :n]
+        P = PP[..., :n].reshape(nb, 6, n)
+        Pd = PP[..., n:].reshape(nb, 6, n)
+        return Kinematics(q, u, R0, o, cog, P, Pd, twist.reshape(nb, 6), theta, theta_dot, PP)
 
     # -- equations of motion (43)-(46) -------------------------------------------------------------
-    def mass_matrix(self, kin: Kinematics) -> np.ndarray:
-        """``M = Σ P_kᵀ D_k P_k`` (44)."""
-        return np.einsum("kai,kab,kbj->ij", kin.P, self.local_mass_matrix, kin.P)
-
-    def coriolis_matrix(self, kin: Kinematics) -> np.ndarray:
-        """``C = Σ P_kᵀ (D_k Ṗ_k + G_k P_k)`` -- eq. (44) with a skew gyroscopic matrix ``G_k``.
+    def mass_and_coriolis(self, kin: Kinematics) -> tuple:
+        """``M = Σ P_kᵀ D_k P_k`` and ``C = Σ P_kᵀ (D_k Ṗ_k + G_k P_k)`` of eq. (44), in one pass.
 
         The paper writes ``W_k D_k`` with ``W_k = diag(ω̂, ω̂)`` (45). ``G_k = diag(−(M_m ω)^, m ω̂)``
         gives the same ``G_k t = W_k D_k t`` (so the same ``C u``) but is skew-symmetric, which is what
         makes ``Ṁ − 2C`` skew-symmetric as stated below (45); with ``W_k D_k`` that holds only for
         spherical inertia tensors.
         """
-        P, Pd = kin.P, kin.Pdot
+        n = self.n
+        PP = kin.PP
         w = kin.twist[:, :3]
-        Pw, Pv = P[:, :3], P[:, 3:]
-        h_ang = (self.inertia @ w[:, :, None])[:, :, 0]
-        ang = self.inertia @ Pd[:, :3] - skew_stack(h_ang) @ Pw
-        lin = self._mass3 * (Pd[:, 3:] + skew_stack(w) @ Pv)
-        return np.einsum("kai,kaj->ij", P, np.concatenate((ang, lin), axis=1))
+        ang = self.inertia @ PP[:, 0]  # [M_m P_ω | M_m Ṗ_ω]
+        ang[..., n:] -= skew_stack((self.inertia @ w[:, :, None])[:, :, 0]) @ PP[:, 0, :, :n]
+        lin = self._mass3 * PP[:, 1]  # [m P_v | m Ṗ_v]
+        lin[..., n:] += self._mass3 * (skew_stack(w) @ PP[:, 1, :, :n])
+        mc = np.einsum("kai,kaj->ij", kin.P, np.concatenate((ang, lin), axis=1))
+        return mc[:, :n], mc[:, n:]
+
+    def mass_matrix(self, kin: Kinematics) -> np.ndarray:
+        """``M = Σ P_kᵀ D_k P_k`` (44)."""
+        return self.mass_and_coriolis(kin)[0]
+
+    def coriolis_matrix(self, kin: Kinematics) -> np.ndarray:
+        """``C`` of eq. (44); see :meth:`mass_and_coriolis`."""
+        return self.mass_and_coriolis(kin)[1]
 
     def generalized_forces(self, kin: Kinematics, wrenches: np.ndarray) -> np.ndarray:
         """``τ = Σ P_kᵀ Π W_e^k`` (46); ``wrenches`` are ``[f; n]`` at each COG in body coordinates."""
@@ -249,8 +267,7 @@ class MultibodySystem:
 
     def accelerations(self, kin: Kinematics, tau: np.ndarray) -> tuple:
         """Solve (43) for ``u̇``; returns ``(u̇, M, C)``."""
-        M = self.mass_matrix(kin)
-        C = self.coriolis_matrix(kin)
+        M, C = self.mass_and_coriolis(kin)
         return np.linalg.solve(M, tau - C @ kin.u), M, C
 
     def body_accelerations(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:

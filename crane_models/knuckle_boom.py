@@ -150,7 +150,7 @@ class KnuckleBoomCrane:
         ix = self.system.index
         self._king, self._barrels, self._pistons = ix["king"], [ix["barrel2"], ix["barrel3"]], [ix["piston2"], ix["piston3"]]
         self.total_mass = float(self.system.mass.sum())
-        self._stroke = np.array([[-np.inf, np.inf], list(p.stroke(2)), list(p.stroke(3))])
+        self._stroke = [(-np.inf, np.inf), p.stroke(2), p.stroke(3)]
 
     # -- forces ---------------------------------------------------------------------------------
     def actuator_wrenches(self, efforts: np.ndarray) -> np.ndarray:
@@ -167,16 +167,22 @@ class KnuckleBoomCrane:
         return self.system.generalized_forces(kin, self.system.gravity_wrenches(kin, self.params.g))
 
     def end_stop_forces(self, q: np.ndarray, u: np.ndarray) -> tuple:
-        """Spring-damper force of the end stops (pushes back into the stroke range) and active flags."""
+        """Spring-damper force of the end stops, pushing back into the stroke range, and an active flag.
+
+        The damper may only push (a stop cannot pull the piston back into contact)."""
         k, c = self.params.end_stop_stiffness, self.params.end_stop_damping
-        lo, hi = self._stroke[:, 0], self._stroke[:, 1]
-        below = q < lo
-        above = q > hi
-        pen = np.where(below, lo - q, 0.0) + np.where(above, hi - q, 0.0)  # signed: push back
-        force = k * pen - c * u * (below | above)
-        # A damper may only push, never pull the piston into the stop.
-        force = np.where(below, np.maximum(force, 0.0), np.where(above, np.minimum(force, 0.0), 0.0))
-        return force, bool(np.any(below | above))
+        force = [0.0, 0.0, 0.0]
+        active = False
+        for i in (1, 2):
+            lo, hi = self._stroke[i]
+            qi, ui = float(q[i]), float(u[i])
+            if qi < lo:
+                force[i] = max(k * (lo - qi) - c * ui, 0.0)
+                active = True
+            elif qi > hi:
+                force[i] = min(k * (hi - qi) - c * ui, 0.0)
+                active = True
+        return np.array(force), active
 
     # -- dynamics -------------------------------------------------------------------------------
     def evaluate(self, q: np.ndarray, u: np.ndarray, efforts: np.ndarray, kin: Kinematics | None = None):
@@ -334,11 +340,27 @@ class KnuckleBoomModel:
         stop, active = crane.end_stop_forces(kin.q, kin.u)
         w_act = crane.actuator_wrenches(effort + stop)
         tau = tau_g + sys.generalized_forces(kin, w_act)
-        udot, _, _ = sys.accelerations(kin, tau)
-        return np.concatenate((kin.u, udot)), (kin, udot, w_g + w_act, effort, stop, active)
+        udot, M, _ = sys.accelerations(kin, tau)
+        return np.concatenate((kin.u, udot)), (kin, udot, w_g + w_act, effort, stop, active, M)
+
+    def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
+        """``(ẋ, aux)`` for new inputs at the same state, from the previous evaluation.
+
+        ``ẋ`` is affine in the inputs (efforts enter (43) linearly, the set-points through ``Kp``), so
+        ``Δu̇ = M⁻¹ Σ Pᵀ Π ΔW_act`` is exact; this saves a full evaluation at every communication point.
+        """
+        kin, udot, wrenches, effort, stop, active, M = aux
+        delta = new - old
+        d_effort = delta[:3].copy()
+        if self.controller_enabled:
+            d_effort += self._kp * delta[3:6]
+        dw = self.crane.actuator_wrenches(d_effort)
+        d_udot = np.linalg.solve(M, self.crane.system.generalized_forces(kin, dw))
+        udot = udot + d_udot
+        return np.concatenate((kin.u, udot)), (kin, udot, wrenches + dw, effort + d_effort, stop, active, M)
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin, udot, wrenches, effort, stop, active = aux
+        kin, udot, wrenches, effort, stop, active, _ = aux
         crane = self.crane
         out = {"q1": x[0], "q2": x[1], "q3": x[2], "u1": x[3], "u2": x[4], "u3": x[5]}
         out.update(crane.angles(kin))

@@ -5,7 +5,9 @@ A *model* here is any object with
 * ``input_names``, ``state_size``;
 * ``derivative(t, x, inputs) -> (ẋ, aux)`` -- ``aux`` carries what the outputs need at that point;
 * ``outputs(t, x, inputs, aux) -> dict`` of output name to float;
-* ``check_state(x)`` raising ``ValueError`` when the state left the model's validity.
+* ``check_state(x)`` raising ``ValueError`` when the state left the model's validity;
+* optionally ``update_inputs(x, aux, old_inputs, new_inputs) -> (ẋ, aux)``, a cheap exact update of
+  the last evaluation when only the inputs changed.
 
 :class:`CoSimulation` is what ``doStep`` calls; :func:`simulate_reference` is the standalone solver
 (``scipy.integrate.solve_ivp``, tight tolerances) used to validate the FMUs.
@@ -39,8 +41,11 @@ class CoSimulation:
     def set_inputs(self, inputs: np.ndarray) -> None:
         inputs = np.asarray(inputs, dtype=float)
         if not np.array_equal(inputs, self.inputs):
+            if self._aux is not None and hasattr(self.model, "update_inputs"):
+                self._k, self._aux = self.model.update_inputs(self.x, self._aux, self.inputs, inputs)
+            else:
+                self._k = self._aux = None
             self.inputs = inputs.copy()
-            self._k = self._aux = None
 
     def _f(self, t: float, x: np.ndarray):
         return self.model.derivative(t, x, self.inputs)
