@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from crane_models import screws as S
-from conftest import Rx, Rz, hat
+from physics_reference import Rx, Rz, hat
 
 # All quantities are O(1); the operations are a few flops, so agreement is at round-off level.
 TOL = 1e-12  # double-precision round-off for O(1) products of a few terms

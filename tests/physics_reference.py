@@ -1,4 +1,5 @@
-"""Independent reference computations for the physics tests.
+"""Independent reference computations for the physics tests (a plain module, not a conftest, so that it
+cannot clash with fixtures other test files need).
 
 Everything here is written from the paper (Cibicik & Egeland 2018) and from textbook mechanics, without
 importing ``crane_models``: forward kinematics of the knuckle boom crane with the angles of eqs. (29)-(30)
@@ -10,7 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 
 G_DEFAULT = 9.81
 BODY_ORDER = ("king", "boom2", "barrel2", "piston2", "boom3", "barrel3", "piston3")
@@ -127,7 +127,7 @@ def random_states(seed, n):
 STATES = random_states(20240601, 4)
 
 
-@pytest.fixture(scope="session")
-def crane():
+def make_crane():
+    """The code under test, built once per test module by the ``crane`` fixtures."""
     from crane_models.knuckle_boom import KnuckleBoomCrane
     return KnuckleBoomCrane()
