@@ -110,12 +110,39 @@ class SlaveAdapter:
                         v.name, causality=causality, variability=var_variability, start=v.start,
                         description=v.description, getter=(lambda n=v.name: self.values[n]),
                         setter=(lambda x, n=v.name: self._set(n, x))))
+        # Value references are the registration order. pythonfmu's own get_/set_ methods walk its
+        # variable objects one by one and raise on a wrong type (which becomes fmi2Fatal); these
+        # replacements are list look-ups and never raise.
+        self._names = [v.name for v in spec.variables()]
+        self._convert = [{"real": float, "integer": int, "boolean": bool}[v.kind] for v in spec.variables()]
+        self._output_vrs = {i for i, v in enumerate(spec.variables()) if v in spec.outputs}
+        for kind in ("real", "integer", "boolean"):
+            setattr(slave, f"get_{kind}", self.get_values)
+            setattr(slave, f"set_{kind}", self.set_values)
 
     # -- variable access (never raises) -----------------------------------------------------------
     def _set(self, name: str, value) -> None:
         self.values[name] = value
         if name in self._input_names:
             self._outputs_valid = False
+
+    def get_values(self, vrs) -> list:
+        try:
+            if not self._outputs_valid and self.sim is not None and self.error is None \
+                    and not self._output_vrs.isdisjoint(vrs):
+                self._refresh_outputs()
+            values, names, conv = self.values, self._names, self._convert
+            return [conv[vr](values[names[vr]]) for vr in vrs]
+        except Exception as exc:  # noqa: BLE001 -- a bad value reference from the host
+            self.log_error(f"get: {exc!r} (value references {list(vrs)!r})")
+            return [0] * len(vrs)
+
+    def set_values(self, vrs, values) -> None:
+        try:
+            for vr, value in zip(vrs, values):
+                self._set(self._names[vr], value)
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"set: {exc!r} (value references {list(vrs)!r})")
 
     def _get_output(self, name: str):
         if not self._outputs_valid and self.sim is not None and self.error is None:

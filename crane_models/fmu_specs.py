@@ -15,7 +15,9 @@ __all__ = ["knuckle_boom_spec", "SPECS"]
 SOLVER_PARAMETERS = [
     FmuVariable("max_step", "s", "largest internal integration step inside doStep", 0.01, low=0.0, high=1.0,
                 low_open=True),
-    FmuVariable("rtol", "", "relative tolerance of the internal integrator (Bogacki-Shampine 3(2))", 1e-6,
+    # 1e-5: the FMU then agrees with the 1e-10 reference to ~1e-5 of each output's range, 100 times inside
+    # the 0.1 % validation bound, with about one Runge-Kutta step per 10 ms communication step.
+    FmuVariable("rtol", "", "relative tolerance of the internal integrator (Bogacki-Shampine 3(2))", 1e-5,
                 low=1e-12, high=1e-2),
 ]
 

@@ -59,7 +59,8 @@ class EmbeddedRK23:
                 y_new = y + h_try * (_B1 * k1 + _B2 * k2 + _B3 * k3)
                 k4, aux4 = f(t + h_try, y_new)
                 scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
-                err = float(np.sqrt(np.mean((h_try * (_E1 * k1 + _E2 * k2 + _E3 * k3 + _E4 * k4) / scale) ** 2)))
+                e = (h_try * (_E1 * k1 + _E2 * k2 + _E3 * k3 + _E4 * k4)) / scale
+                err = math.sqrt(float(e @ e) / e.size)  # RMS norm, as scipy's RK23
             except (ValueError, ArithmeticError):  # a trial stage left the model's domain: shorter step
                 err = math.inf
             if err <= 1.0:

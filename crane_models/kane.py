@@ -23,6 +23,8 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from scipy.linalg.lapack import dposv as _dposv
+
 from .screws import axis_rotation, combined_screw_transform, screw_reference_transform, skew
 
 __all__ = ["Body", "JointMap", "MultibodySystem", "Kinematics", "twists_by_screw_transformations"]
@@ -45,6 +47,17 @@ for _i, (_r, _c, _sgn) in enumerate([(0, 1, -1), (0, 2, 1), (1, 0, 1), (1, 2, -1
 def skew_stack(v: np.ndarray) -> np.ndarray:
     """Skew matrices of a stack of 3-vectors, shape (k, 3, 3)."""
     return (v @ _SKEW).reshape(-1, 3, 3)
+
+
+def solve_spd(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``M⁻¹ b`` for a symmetric positive definite ``M`` (Cholesky, LAPACK ``dposv``).
+
+    Raises ``np.linalg.LinAlgError`` when ``M`` is not positive definite -- a mass matrix that lost
+    definiteness means the model left its validity (e.g. a singular cylinder loop)."""
+    _, x, info = _dposv(M, b)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"mass matrix is not positive definite (LAPACK dposv info = {info})")
+    return x
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -91,6 +104,8 @@ class Kinematics:
     theta: np.ndarray  # joint coordinates θ_k, (nb,)
     theta_dot: np.ndarray  # joint rates, (nb,)
     PP: Optional[np.ndarray] = None  # [P | Ṗ] as (nb, 2, 3, 2n), used by the fast paths
+    G: Optional[np.ndarray] = None  # ∂θ̇_k/∂u, (nb, n)
+    cog_jacobian: Optional[np.ndarray] = None  # ∂(COG velocity in Frame 0)/∂u, (nb, 3, n)
 
 
 class MultibodySystem:
@@ -142,37 +157,46 @@ class MultibodySystem:
         k = np.array([skew(a) for a in self.axis]) * self.revolute[:, None, None]
         self._K, self._K2 = k, k @ k
         self._trans_axis = np.einsum("kij,kj->ki", self.rotation0, self.axis) * self.prismatic[:, None]
-        self._has_rotation0 = not np.allclose(self.rotation0, np.eye(3))
         # Path of every body padded with index nb, an identity transform.
         depth = int(self.path.sum(axis=1).max())
         self._path_idx = np.full((nb, depth), nb, dtype=int)
         for b in range(nb):
             chain = list(np.flatnonzero(self.path[b]))  # parents are listed before children
             self._path_idx[b, depth - len(chain):] = chain
-        self._moving = np.array(self.moving, dtype=int)
-        self._coord = np.array([self.bodies[b].coordinate for b in self.moving], dtype=int)
-        self._identity_maps = [j for j, b in enumerate(self.moving) if self.bodies[b].joint_map is identity_map]
-        self._other_maps = [(j, self.bodies[b].joint_map) for j, b in enumerate(self.moving)
-                            if self.bodies[b].joint_map is not identity_map]
         self._rev = self.revolute[:, None].astype(float)
         self._pri = self.prismatic[:, None].astype(float)
-        self._rel_template = np.zeros((nb + 1, 4, 4))
-        self._rel_template[:, 3, 3] = 1.0
-        self._rel_template[nb] = np.eye(4)
+        # A relative transform is linear in (1, sin θ, cos θ, θ): T = Σ coef_i B_i (Rodrigues' formula for
+        # the rotation, θ·axis for the translation), so all of them come out of one batched product.
+        basis = np.zeros((nb + 1, 4, 4, 4))
+        for b in range(nb):
+            r0, kk, k2 = self.rotation0[b], self._K[b], self._K2[b]
+            basis[b, 0, :3, :3] = r0 @ (np.eye(3) + k2)
+            basis[b, 0, :3, 3] = self.offset[b]
+            basis[b, 0, 3, 3] = 1.0
+            basis[b, 1, :3, :3] = r0 @ kk
+            basis[b, 2, :3, :3] = -(r0 @ k2)
+            basis[b, 3, :3, 3] = self._trans_axis[b]
+        basis[nb, 0] = np.eye(4)
+        self._basis = basis.reshape(nb + 1, 4, 16)
+        self._coef_template = np.zeros((nb + 1, 4))
+        self._coef_template[:, 0] = 1.0
+        self._coord_all = np.array([b.coordinate if b.coordinate is not None else 0 for b in self.bodies], dtype=int)
+        moving = np.zeros(nb)
+        moving[self.moving] = 1.0
+        self._moving_mask = moving
+        self._onehot = np.zeros((nb, self.n))  # row k selects the coordinate of body k
+        self._onehot[self.moving, self._coord_all[self.moving]] = 1.0
+        self._maps = [(k, self.bodies[k].joint_map) for k in self.moving if self.bodies[k].joint_map is not identity_map]
 
     def joint_coordinates(self, q: np.ndarray, u: np.ndarray) -> tuple:
         """Joint coordinates θ_k, the rows ``G_k = ∂θ̇_k/∂u`` and their rates ``Ġ_k``."""
-        nb, n = self.nb, self.n
-        th, d1, d2 = q[self._coord], np.ones(len(self._moving)), np.zeros(len(self._moving))
-        for j, fmap in self._other_maps:
-            th[j], d1[j], d2[j] = fmap(float(th[j]))
-        theta = np.zeros(nb)
-        theta[self._moving] = th
-        G = np.zeros((nb, n))
-        G[self._moving, self._coord] = d1
-        Gdot = np.zeros((nb, n))
-        Gdot[self._moving, self._coord] = d2 * u[self._coord]
-        return theta, G, Gdot
+        qc = q[self._coord_all]
+        theta = qc * self._moving_mask
+        d1 = self._moving_mask.copy()
+        d2 = np.zeros(self.nb)
+        for k, fmap in self._maps:
+            theta[k], d1[k], d2[k] = fmap(float(qc[k]))
+        return theta, d1[:, None] * self._onehot, (d2 * u[self._coord_all])[:, None] * self._onehot
 
     def kinematics(self, q: np.ndarray, u: np.ndarray) -> Kinematics:
         """Positions, projection matrices ``P_k`` (28) and ``Ṗ_k`` of every body.
@@ -185,11 +209,11 @@ class MultibodySystem:
         nb, n = self.nb, self.n
         theta, G, Gdot = self.joint_coordinates(q, u)
         # Relative transforms: rotation (Rodrigues) or translation along the joint axis.
-        s, c = np.sin(theta)[:, None, None], np.cos(theta)[:, None, None]
-        rel = self._rel_template.copy()
-        r = _EYE3 + s * self._K + (1.0 - c) * self._K2
-        rel[:nb, :3, :3] = self.rotation0 @ r if self._has_rotation0 else r
-        rel[:nb, :3, 3] = self.offset + theta[:, None] * self._trans_axis
+        coef = self._coef_template.copy()
+        np.sin(theta, out=coef[:nb, 1])
+        np.cos(theta, out=coef[:nb, 2])
+        coef[:nb, 3] = theta
+        rel = (coef[:, None, :] @ self._basis).reshape(nb + 1, 4, 4)
         # Absolute transforms: product of the relative ones along each path.
         chain = rel[self._path_idx]
         T = chain[:, 0]
@@ -226,7 +250,7 @@ class MultibodySystem:
         PP[..., n:] -= skew_stack(twist[:, 0])[:, None] @ PP[..., :n]
         P = PP[..., :n].reshape(nb, 6, n)
         Pd = PP[..., n:].reshape(nb, 6, n)
-        return Kinematics(q, u, R0, o, cog, P, Pd, twist.reshape(nb, 6), theta, theta_dot, PP)
+        return Kinematics(q, u, R0, o, cog, P, Pd, twist.reshape(nb, 6), theta, theta_dot, PP, G, JJ[:, 1, :, :n])
 
     # -- equations of motion (43)-(46) -------------------------------------------------------------
     def mass_and_coriolis(self, kin: Kinematics) -> tuple:
@@ -244,7 +268,8 @@ class MultibodySystem:
         ang[..., n:] -= skew_stack((self.inertia @ w[:, :, None])[:, :, 0]) @ PP[:, 0, :, :n]
         lin = self._mass3 * PP[:, 1]  # [m P_v | m Ṗ_v]
         lin[..., n:] += self._mass3 * (skew_stack(w) @ PP[:, 1, :, :n])
-        mc = np.einsum("kai,kaj->ij", kin.P, np.concatenate((ang, lin), axis=1))
+        rhs = np.concatenate((ang, lin), axis=1).reshape(-1, 2 * n)
+        mc = kin.P.reshape(-1, n).T @ rhs
         return mc[:, :n], mc[:, n:]
 
     def mass_matrix(self, kin: Kinematics) -> np.ndarray:
@@ -259,6 +284,17 @@ class MultibodySystem:
         """``τ = Σ P_kᵀ Π W_e^k`` (46); ``wrenches`` are ``[f; n]`` at each COG in body coordinates."""
         return np.einsum("kai,ka->i", kin.P, np.concatenate((wrenches[:, 3:], wrenches[:, :3]), axis=1))
 
+    def gravity_forces(self, kin: Kinematics, g: float) -> np.ndarray:
+        """Generalized gravity forces ``Σ P_kᵀ Π W_g`` (46), evaluated in Frame 0 where the weights are
+        constant: ``−g Σ m_k ∂ż_k/∂u``."""
+        return -g * (self.mass @ kin.cog_jacobian[:, 2, :])
+
+    def joint_forces(self, kin: Kinematics, bodies: Sequence[int], efforts: np.ndarray) -> np.ndarray:
+        """Generalized forces of efforts acting along the joints of ``bodies`` (a torque about a revolute
+        axis, a force along a prismatic one, with the reaction on the parent): ``Σ e_j ∂θ̇_j/∂u`` -- the
+        same as ``Σ Pᵀ Π W`` (46) of the equivalent pair of wrenches, by virtual power."""
+        return efforts @ kin.G[bodies]
+
     def gravity_wrenches(self, kin: Kinematics, g: float) -> np.ndarray:
         """Weight of every body as a wrench at its COG in body coordinates (first term of (67)-(68))."""
         wr = np.zeros((self.nb, 6))
@@ -268,7 +304,7 @@ class MultibodySystem:
     def accelerations(self, kin: Kinematics, tau: np.ndarray) -> tuple:
         """Solve (43) for ``u̇``; returns ``(u̇, M, C)``."""
         M, C = self.mass_and_coriolis(kin)
-        return np.linalg.solve(M, tau - C @ kin.u), M, C
+        return solve_spd(M, tau - C @ kin.u), M, C
 
     def body_accelerations(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:
         """``ṫ_{0k/m_k} = P_k u̇ + Ṗ_k u`` of eq. (27), stacked (nb, 6)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .cylinders import CylinderGeometry
-from .kane import Body, Kinematics, MultibodySystem
+from .kane import Body, Kinematics, MultibodySystem, solve_spd
 from .parameters import ParameterError, param, validate
 from .reactions import CylinderUnit, ReactionSolver
 
@@ -150,6 +150,7 @@ class KnuckleBoomCrane:
         ix = self.system.index
         self._king, self._barrels, self._pistons = ix["king"], [ix["barrel2"], ix["barrel3"]], [ix["piston2"], ix["piston3"]]
         self.total_mass = float(self.system.mass.sum())
+        self.actuated = [ix["king"], ix["piston2"], ix["piston3"]]  # bodies whose joints T1, F2, F3 drive
         self._stroke = [(-np.inf, np.inf), p.stroke(2), p.stroke(3)]
 
     # -- forces ---------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ class KnuckleBoomCrane:
 
     def gravity_forces(self, kin: Kinematics) -> np.ndarray:
         """Generalized gravity forces ``τ_g = Σ Pᵀ Π W_gravity`` (46)."""
-        return self.system.generalized_forces(kin, self.system.gravity_wrenches(kin, self.params.g))
+        return self.system.gravity_forces(kin, self.params.g)
 
     def end_stop_forces(self, q: np.ndarray, u: np.ndarray) -> tuple:
         """Spring-damper force of the end stops, pushing back into the stroke range, and an active flag.
@@ -331,37 +332,40 @@ class KnuckleBoomModel:
         return effort
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        """``ẋ = [u; u̇]`` from (43) with gravity (67)-(68), controller, inputs and end stops.
+
+        Generalized forces are formed without building wrenches (the hot path): gravity in Frame 0 and
+        the efforts along their joints give the same ``τ`` as ``Σ Pᵀ Π W_e`` (46); the wrenches needed
+        for the reactions are built only in :meth:`outputs`.
+        """
         crane = self.crane
         sys = crane.system
         kin = sys.kinematics(x[:3], x[3:])
-        w_g = sys.gravity_wrenches(kin, crane.params.g)
-        tau_g = sys.generalized_forces(kin, w_g)
+        tau_g = sys.gravity_forces(kin, crane.params.g)
         effort = self.efforts(kin, inputs, tau_g)
         stop, active = crane.end_stop_forces(kin.q, kin.u)
-        w_act = crane.actuator_wrenches(effort + stop)
-        tau = tau_g + sys.generalized_forces(kin, w_act)
+        tau = tau_g + sys.joint_forces(kin, crane.actuated, effort + stop)
         udot, M, _ = sys.accelerations(kin, tau)
-        return np.concatenate((kin.u, udot)), (kin, udot, w_g + w_act, effort, stop, active, M)
+        return np.concatenate((kin.u, udot)), (kin, udot, effort, stop, active, M)
 
     def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
         """``(ẋ, aux)`` for new inputs at the same state, from the previous evaluation.
 
         ``ẋ`` is affine in the inputs (efforts enter (43) linearly, the set-points through ``Kp``), so
-        ``Δu̇ = M⁻¹ Σ Pᵀ Π ΔW_act`` is exact; this saves a full evaluation at every communication point.
+        ``Δu̇ = M⁻¹ Δτ`` is exact; this saves a full evaluation at every communication point.
         """
-        kin, udot, wrenches, effort, stop, active, M = aux
+        kin, udot, effort, stop, active, M = aux
         delta = new - old
         d_effort = delta[:3].copy()
         if self.controller_enabled:
             d_effort += self._kp * delta[3:6]
-        dw = self.crane.actuator_wrenches(d_effort)
-        d_udot = np.linalg.solve(M, self.crane.system.generalized_forces(kin, dw))
-        udot = udot + d_udot
-        return np.concatenate((kin.u, udot)), (kin, udot, wrenches + dw, effort + d_effort, stop, active, M)
+        udot = udot + solve_spd(M, self.crane.system.joint_forces(kin, self.crane.actuated, d_effort))
+        return np.concatenate((kin.u, udot)), (kin, udot, effort + d_effort, stop, active, M)
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin, udot, wrenches, effort, stop, active, _ = aux
+        kin, udot, effort, stop, active, _ = aux
         crane = self.crane
+        wrenches = crane.system.gravity_wrenches(kin, crane.params.g) + crane.actuator_wrenches(effort + stop)
         out = {"q1": x[0], "q2": x[1], "q3": x[2], "u1": x[3], "u2": x[4], "u3": x[5]}
         out.update(crane.angles(kin))
         tip = crane.tip_position(kin)

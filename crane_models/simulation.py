@@ -29,7 +29,7 @@ class CoSimulation:
     """State, inputs and integrator of one model instance, advanced one communication step at a time."""
 
     def __init__(self, model, x0: np.ndarray, t0: float = 0.0, max_step: float = 0.01,
-                 rtol: float = 1e-7, atol: float = 1e-9, inputs: Optional[np.ndarray] = None):
+                 rtol: float = 1e-5, atol: float = 1e-9, inputs: Optional[np.ndarray] = None):
         self.model = model
         self.t = float(t0)
         self.x = np.array(x0, dtype=float)

@@ -1,0 +1,78 @@
+"""Real-time factors of the KnuckleBoomCrane demo scenario (issue 2 performance targets).
+
+Prints, for the 20 s demo scenario: the standalone solver (solve_ivp DOP853, rtol 1e-10, inputs held
+per 10 ms step), the FMU under fmpy.simulate_fmu at 10 ms and 1 ms, a do-nothing pythonfmu FMU with the
+same interface under the same loop (the floor), and the cost of one model evaluation. Targets: RTF >= 50
+at 10 ms and >= 5 at 1 ms. Figures are wall-clock on a shared machine: compare ratios from one run.
+
+    python benchmarks/bench_knuckle_boom.py
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def build_null_fmu(out: Path) -> Path:
+    from pythonfmu.builder import FmuBuilder
+
+    return Path(FmuBuilder.build_FMU(HERE / "null_slave.py", dest=out))
+
+
+def time_model_evaluation(repeat: int = 3000) -> tuple:
+    from crane_models.knuckle_boom import KnuckleBoomInitialState, KnuckleBoomModel
+
+    model = KnuckleBoomModel()
+    x = KnuckleBoomInitialState().state()
+    x[3:] = [0.1, 0.05, -0.02]
+    inputs = np.array([0.0, 0.0, 0.0, 0.1, 0.7, 0.6])
+    _, aux = model.derivative(0.0, x, inputs)
+    t0 = time.perf_counter()
+    for _ in range(repeat):
+        model.derivative(0.0, x, inputs)
+    t_rhs = (time.perf_counter() - t0) / repeat
+    t0 = time.perf_counter()
+    for _ in range(repeat):
+        model.outputs(0.0, x, inputs, aux)
+    return t_rhs, (time.perf_counter() - t0) / repeat
+
+
+def main() -> int:
+    from crane_cosim_build.build_fmus import build_fmu
+    from crane_models.cosim import run_fmu, run_standalone
+    from crane_models.scenarios import knuckle_boom_hoisting
+
+    sc = knuckle_boom_hoisting()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        fmu = build_fmu("KnuckleBoomCrane", tmp)
+        null = build_null_fmu(tmp)
+        rows = []
+        t0 = time.perf_counter()
+        run_standalone(sc, 0.01)
+        rows.append(("standalone solver (DOP853, rtol 1e-10)", "-", sc.stop_time / (time.perf_counter() - t0)))
+        for step in (0.01, 0.001):
+            _, wall = run_fmu(fmu, sc, step)
+            rows.append(("KnuckleBoomCrane FMU, fmpy.simulate_fmu", f"{step * 1e3:g} ms", sc.stop_time / wall))
+            _, wall_null = run_fmu(null, sc, step)
+            rows.append(("do-nothing pythonfmu FMU (same interface)", f"{step * 1e3:g} ms", sc.stop_time / wall_null))
+            n = round(sc.stop_time / step)
+            rows.append(("  per step: crane FMU / do-nothing", f"{step * 1e3:g} ms",
+                         f"{wall / n * 1e6:.0f} us / {wall_null / n * 1e6:.0f} us"))
+    t_rhs, t_out = time_model_evaluation()
+    print(f"{'what':<44} {'comm. step':>10} {'real-time factor':>18}")
+    for what, step, rtf in rows:
+        print(f"{what:<44} {step:>10} {rtf if isinstance(rtf, str) else f'{rtf:.1f}':>18}")
+    print(f"\none model evaluation (kinematics, M, C, tau, solve): {t_rhs * 1e6:.0f} us; outputs with reactions: {t_out * 1e6:.0f} us")
+    print("targets: RTF >= 50 at 10 ms, >= 5 at 1 ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
