@@ -18,7 +18,6 @@ import math
 from typing import Callable, Optional, Sequence
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .integrators import EmbeddedRK23, StepFailure
 
@@ -73,6 +72,10 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
     """Standalone solution on the grid ``times`` with inputs sampled at each grid point and held until
     the next one (exactly what a co-simulation master feeds an FMU). Returns ``{name: array}`` with
     the outputs at every grid point, computed with the inputs of the step that ends there."""
+    # Imported here, not at module level: the FMUs import this module, and scipy.integrate (through
+    # scipy._lib._uarray) makes a native host that embeds Python crash at exit (README, Co-simulation engines).
+    from scipy.integrate import solve_ivp
+
     times = np.asarray(times, dtype=float)
     x = np.array(x0, dtype=float)
     rows = []
