@@ -1,0 +1,102 @@
+"""Master loops for KnuckleBoomCrane.fmu under libcosimpy (libcosim, OSP) and ecospy (Ecos), shared by the
+engine tests, the clean-exit tests and ``benchmarks/bench_engines.py``.
+
+Both loops feed the scenario's inputs exactly as ``crane_models.cosim.run_fmu`` (fmpy) does: the inputs
+for the step from ``t`` are set before that step, the start values and the inputs at ``t = 0`` before
+initialization. Each returns ``{"time": ..., output: array}`` at every communication point after ``t = 0``
+and the wall time of the stepping loop.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from crane_models.cosim import communication_grid
+
+
+def _variables(fmu_path: Path):
+    from fmpy import read_model_description
+
+    md = read_model_description(str(fmu_path))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    outs = [v.name for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
+    return vr, outs
+
+
+def _result(times, rows, outs) -> dict:
+    data = np.array(rows, dtype=float)
+    result = {"time": np.asarray(times[1:])}
+    result.update({n: data[:, i] for i, n in enumerate(outs)})
+    return result
+
+
+def run_libcosim(fmu_path: Path, scenario, step: float, outputs: list | None = None) -> tuple:
+    """libcosim's in-process execution: override manipulator for the inputs, last-value observer for the
+    outputs (libcosim steps the FMU on a worker thread)."""
+    from libcosimpy.CosimExecution import CosimExecution
+    from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
+    from libcosimpy.CosimManipulator import CosimManipulator
+    from libcosimpy.CosimObserver import CosimObserver
+    from libcosimpy.CosimSlave import CosimLocalSlave
+
+    log_output_level(CosimLogLevel.ERROR)
+    vr, outs = _variables(fmu_path)
+    outs = outputs or outs
+    execution = CosimExecution.from_step_size(step_size=int(round(step * 1e9)))  # nanoseconds
+    index = execution.add_local_slave(CosimLocalSlave(fmu_path=str(fmu_path), instance_name="crane"))
+    manipulator = CosimManipulator.create_override()
+    observer = CosimObserver.create_last_value()
+    assert execution.add_manipulator(manipulator) and execution.add_observer(observer)
+    for name, value in scenario.start_values.items():
+        assert execution.real_initial_value(index, vr[name], float(value)), name
+    in_vrs = [vr[n] for n in scenario.input_names]
+    for ref, value in zip(in_vrs, scenario.inputs_at(0.0)):
+        assert execution.real_initial_value(index, ref, float(value))
+    out_vrs = [vr[n] for n in outs]
+    times = communication_grid(scenario.stop_time, step)
+    rows = []
+    t0 = time.perf_counter()
+    for t in times[:-1]:
+        assert manipulator.slave_real_values(index, in_vrs, [float(x) for x in scenario.inputs_at(t)])
+        assert execution.step(1), f"libcosim step from t = {t} s failed: {execution.status()}"
+        rows.append(observer.last_real_values(index, out_vrs))
+    wall = time.perf_counter() - t0
+    assert execution.stop()
+    return _result(times, rows, outs), wall
+
+
+def run_ecos(fmu_path: Path, scenario, step: float, outputs: list | None = None) -> tuple:
+    """Ecos in process: start values and inputs at t = 0 as a parameter set, then ``set_real`` before
+    every ``step``."""
+    from ecospy import EcosLib, EcosSimulation, EcosSimulationStructure
+
+    EcosLib.set_log_level("warn")
+    _, outs = _variables(fmu_path)
+    outs = outputs or outs
+    structure = EcosSimulationStructure()
+    structure.add_model("crane", str(fmu_path))
+    initial = {f"crane::{n}": float(v) for n, v in scenario.start_values.items()}
+    initial.update({f"crane::{n}": float(v) for n, v in zip(scenario.input_names, scenario.inputs_at(0.0))})
+    structure.add_parameter_set("initial", initial)
+    sim = EcosSimulation(structure=structure, step_size=step)
+    try:
+        assert sim.init(parameter_set="initial"), EcosLib.get_last_error()
+        ins = [f"crane::{n}" for n in scenario.input_names]
+        got = [f"crane::{n}" for n in outs]
+        times = communication_grid(scenario.stop_time, step)
+        rows = []
+        t0 = time.perf_counter()
+        for t in times[:-1]:
+            for name, value in zip(ins, scenario.inputs_at(t)):
+                sim.set_real(name, float(value))
+            sim.step()
+            rows.append([sim.get_real(n) for n in got])
+        wall = time.perf_counter() - t0
+        assert abs(sim.get_time() - times[-1]) < 1e-9 * max(1.0, times[-1])
+        sim.terminate()
+    finally:
+        sim.free()
+        structure.free()
+    return _result(times, rows, outs), wall
