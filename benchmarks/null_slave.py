@@ -1,5 +1,6 @@
-"""A do-nothing pythonfmu slave with the KnuckleBoomCrane interface: the floor of FMI + Python call cost."""
-from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
+"""A do-nothing pythonfmu slave with the full KnuckleBoomCrane interface (parameters, inputs, outputs):
+the floor of FMI + Python call cost and of pythonfmu's own per-instance memory."""
+from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
 
 from crane_models.fmu_specs import knuckle_boom_spec
 
@@ -8,6 +9,11 @@ class NullCrane(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         spec = knuckle_boom_spec()
+        for v in spec.parameters:
+            cls = {"real": Real, "integer": Integer, "boolean": Boolean}[v.kind]
+            setattr(self, v.name, v.start)
+            self.register_variable(cls(v.name, causality=Fmi2Causality.parameter, start=v.start,
+                                       variability=Fmi2Variability.fixed))
         for v in spec.inputs:
             setattr(self, v.name, float(v.start))
             self.register_variable(Real(v.name, causality=Fmi2Causality.input, start=float(v.start),

@@ -87,6 +87,7 @@ class SlaveAdapter:
         self.error: Optional[str] = None
         self.start_time = 0.0
         self._outputs_valid = False
+        self._params_in_force: Optional[dict] = None
         kinds = {"real": Real, "integer": Integer, "boolean": Boolean}
         groups = ((spec.parameters, Fmi2Causality.parameter, Fmi2Variability.fixed),
                   (spec.inputs, Fmi2Causality.input, None),
@@ -164,6 +165,7 @@ class SlaveAdapter:
             model, x0, options = self.spec.build(params)
             inputs = self._input_vector()
             self.sim = CoSimulation(model, x0, t0=self.start_time, inputs=inputs, **options)
+            self._params_in_force = params
             self.error = None
             self._refresh_outputs()
         except Exception as exc:  # noqa: BLE001 -- any failure must become a logged FMI error
@@ -172,6 +174,10 @@ class SlaveAdapter:
             self.log_error(self.error)
 
     def do_step(self, current_time: float, step_size: float) -> bool:
+        with np.errstate(all="ignore"):  # non-finite results are detected and reported, not warned about
+            return self._do_step(current_time, step_size)
+
+    def _do_step(self, current_time: float, step_size: float) -> bool:
         try:
             if self.error is not None:
                 self.log_error(f"cannot step: {self.error}")
@@ -222,6 +228,10 @@ class SlaveAdapter:
         return np.array(vals)
 
     def _refresh_outputs(self) -> None:
+        with np.errstate(all="ignore"):
+            self._refresh_outputs_checked()
+
+    def _refresh_outputs_checked(self) -> None:
         try:
             inputs = self._input_vector()
             if inputs is None:
@@ -231,8 +241,13 @@ class SlaveAdapter:
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"outputs could not be evaluated: {exc}")
             return
+        bad = [n for n, v in out.items() if not math.isfinite(v)]
+        if bad:
+            self.log_error(f"outputs {', '.join(bad[:5])} are not finite for the current inputs; "
+                           "the previous output values are kept")
+            return
         for name, value in out.items():
-            if name in self._meta and (self._meta[name].kind != "real" or math.isfinite(value)):
+            if name in self._meta:
                 self.values[name] = value
         self._outputs_valid = True
 
@@ -244,7 +259,7 @@ class SlaveAdapter:
             # The cached derivative is part of the state: it makes a replay bit-identical.
             core = (sim.t, sim.x.copy(), sim.inputs.copy(), sim.stepper.h, sim._k, sim._aux)
         return {"values": dict(self.values), "error": self.error, "start_time": self.start_time,
-                "sim": core, "outputs_valid": self._outputs_valid}
+                "sim": core, "params": self._params_in_force}
 
     def set_state(self, state: dict) -> None:
         try:
@@ -255,10 +270,11 @@ class SlaveAdapter:
             if core is None:
                 self.sim = None
             else:
-                if self.sim is None:
-                    params = {v.name: self.values[v.name] for v in self.spec.parameters}
+                if self.sim is None or state.get("params") != self._params_in_force:
+                    params = state["params"]
                     model, x0, options = self.spec.build(params)
                     self.sim = CoSimulation(model, x0, t0=core[0], inputs=core[2], **options)
+                    self._params_in_force = params
                 self.sim.t, self.sim.x, self.sim.stepper.h = core[0], core[1].copy(), core[3]
                 self.sim.inputs = core[2].copy()
                 self.sim._k, self.sim._aux = core[4], core[5]

@@ -23,8 +23,6 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from scipy.linalg.lapack import dposv as _dposv
-
 from .screws import axis_rotation, combined_screw_transform, screw_reference_transform, skew
 
 __all__ = ["Body", "JointMap", "MultibodySystem", "Kinematics", "twists_by_screw_transformations"]
@@ -50,14 +48,9 @@ def skew_stack(v: np.ndarray) -> np.ndarray:
 
 
 def solve_spd(M: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``M⁻¹ b`` for a symmetric positive definite ``M`` (Cholesky, LAPACK ``dposv``).
-
-    Raises ``np.linalg.LinAlgError`` when ``M`` is not positive definite -- a mass matrix that lost
-    definiteness means the model left its validity (e.g. a singular cylinder loop)."""
-    _, x, info = _dposv(M, b)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"mass matrix is not positive definite (LAPACK dposv info = {info})")
-    return x
+    """``M⁻¹ b`` for the mass matrix. numpy only: the FMUs must not load scipy, whose compiled
+    extensions crash native hosts at exit (see tests/test_clean_exit.py)."""
+    return np.linalg.solve(M, b)
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -10,25 +10,19 @@ import math
 
 import numpy as np
 import pytest
-from fmpy import extract, read_model_description
-from fmpy.fmi1 import FMICallException
-from fmpy.fmi2 import FMU2Slave
+from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
 from crane_models.cosim import max_relative_deviation, output_units, run_fmu, run_fmu_manual, run_standalone
 from crane_models.scenarios import Scenario, knuckle_boom_hoisting
+from fmu_helpers import Slave, build_fmus
 
 TOL = 1e-3  # 0.1 % of range
 
 
 @pytest.fixture(scope="module")
 def kb_fmu(tmp_path_factory):
-    """Every FMU built once, exactly as ``crane-cosim build`` does."""
-    from crane_cosim_build.build_fmus import build_all
-
-    out = tmp_path_factory.mktemp("fmus")
-    build_all(out)
-    return out / "KnuckleBoomCrane.fmu"
+    return build_fmus(tmp_path_factory) / "KnuckleBoomCrane.fmu"
 
 
 @pytest.fixture(scope="module")
@@ -110,44 +104,6 @@ def test_deterministic(kb_fmu):
     b = run_fmu_manual(kb_fmu, sc, 0.01)
     for n in a:
         assert np.array_equal(a[n], b[n]), n
-
-
-class Slave:
-    """A small FMU2Slave wrapper for the error-handling tests."""
-
-    def __init__(self, path, name="t"):
-        md = read_model_description(str(path))
-        self.vr = {v.name: v.valueReference for v in md.modelVariables}
-        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(path)),
-                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName=name)
-        self.fmu.instantiate(loggingOn=True)
-        self.fmu.setupExperiment(startTime=0.0)
-        self.t = 0.0
-
-    def init(self, **params):
-        self.fmu.enterInitializationMode()
-        for k, v in params.items():
-            self.set(k, v)
-        self.fmu.exitInitializationMode()
-
-    def set(self, name, value):
-        self.fmu.setReal([self.vr[name]], [float(value)])
-
-    def get(self, name):
-        return self.fmu.getReal([self.vr[name]])[0]
-
-    def step(self, h=0.01):
-        """doStep; returns the FMI status (0 OK, 2 discard, ...)."""
-        try:
-            self.fmu.doStep(currentCommunicationPoint=self.t, communicationStepSize=h)
-        except FMICallException as exc:
-            return exc.status
-        self.t += h
-        return 0
-
-    def close(self):
-        self.fmu.terminate()
-        self.fmu.freeInstance()
 
 
 OUTPUTS_TO_CHECK = ("q1", "q2", "u2", "tip_x", "joint1_force_z", "joint2_force_y", "cylinder2_piston_force_z")

@@ -1,0 +1,62 @@
+"""Helpers for the FMU tests: building the FMUs once and a small FMU2Slave wrapper."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from fmpy import extract, read_model_description
+from fmpy.fmi1 import FMICallException
+from fmpy.fmi2 import FMU2Slave
+
+_BUILT: dict = {}
+
+
+def build_fmus(tmp_path_factory) -> Path:
+    """Every FMU built once per test process, exactly as ``crane-cosim build`` does."""
+    if "dir" not in _BUILT:
+        from crane_cosim_build.build_fmus import build_all
+
+        out = tmp_path_factory.mktemp("fmus")
+        build_all(out)
+        _BUILT["dir"] = out
+    return _BUILT["dir"]
+
+
+class Slave:
+    """A small FMU2Slave wrapper for the error-handling tests."""
+
+    def __init__(self, path, name="t", start_time=0.0, unzip=None):
+        md = read_model_description(str(path))
+        self.vr = {v.name: v.valueReference for v in md.modelVariables}
+        self.unzip = unzip or extract(str(path))
+        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=self.unzip,
+                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName=name)
+        self.fmu.instantiate(loggingOn=True)
+        self.fmu.setupExperiment(startTime=start_time)
+        self.t = start_time
+
+    def init(self, **params):
+        self.fmu.enterInitializationMode()
+        for k, v in params.items():
+            self.set(k, v)
+        self.fmu.exitInitializationMode()
+
+    def set(self, name, value):
+        self.fmu.setReal([self.vr[name]], [float(value)])
+
+    def get(self, name):
+        return self.fmu.getReal([self.vr[name]])[0]
+
+    def step(self, h=0.01):
+        """doStep; returns the FMI status (0 OK, 2 discard, ...)."""
+        try:
+            self.fmu.doStep(currentCommunicationPoint=self.t, communicationStepSize=h)
+        except FMICallException as exc:
+            return exc.status
+        self.t += h
+        return 0
+
+    def close(self):
+        self.fmu.terminate()
+        self.fmu.freeInstance()
+
+
