@@ -1,7 +1,7 @@
 """Build every FMU of the project into one folder, with ``crane_models`` bundled inside each.
 
-Each FMU gets its own copy of the package under a unique module name (``<fmu>_crane_models``) and a
-uniquely named slave script, so that several FMUs -- and the host's own ``crane_models`` -- can live in
+Each FMU gets its own copy of the package under a unique module name
+(``<fmu>_fmi<version>_v<project version>_crane_models``) and a uniquely named slave script, so that several FMUs -- and the host's own ``crane_models`` -- can live in
 one Python process. pythonfmu's model description is completed (units, display units, ranges,
 ``InitialUnknowns``, ``DefaultExperiment``) so that it passes ``fmpy.validation.validate_fmu``.
 Run as ``python -m crane_cosim_build.build_fmus OUT_DIR`` or through ``crane-cosim build --out OUT_DIR``.
@@ -20,21 +20,14 @@ import zipfile
 from pathlib import Path
 
 import crane_models
+from crane_models.fmi_adapter import BASE_UNITS
 from crane_models.fmu_specs import SPECS
 
 HERE = Path(__file__).resolve().parent
 
 # FMU name -> slave script in fmu_src/.
-SLAVE_SCRIPTS = {"KnuckleBoomCrane": "knuckle_boom_crane_fmu.py"}
+SLAVE_SCRIPTS = {"KnuckleBoomCrane": "knuckle_boom_crane_fmu.py", "VesselCrane": "vessel_crane_fmu.py"}
 
-# Unit -> SI base-unit exponents (FMI 2.0 BaseUnit attributes).
-BASE_UNITS = {
-    "m": {"m": 1}, "rad": {"rad": 1}, "s": {"s": 1}, "kg": {"kg": 1},
-    "N": {"kg": 1, "m": 1, "s": -2}, "N.m": {"kg": 1, "m": 2, "s": -2},
-    "m/s": {"m": 1, "s": -1}, "rad/s": {"rad": 1, "s": -1}, "m/s2": {"m": 1, "s": -2},
-    "rad/s2": {"rad": 1, "s": -2}, "N/m": {"kg": 1, "s": -2}, "N.s/m": {"kg": 1, "s": -1},
-    "N.m/rad": {"kg": 1, "m": 2, "s": -2, "rad": -1}, "N.m.s/rad": {"kg": 1, "m": 2, "s": -1, "rad": -1},
-}
 DISPLAY_UNITS = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi)}
 
 
@@ -97,30 +90,50 @@ def complete_model_description(xml_text: bytes, spec, version: str) -> bytes:
     return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
-def build_fmu(name: str, out_dir: Path) -> Path:
-    from pythonfmu.builder import FmuBuilder
+def slave_source(name: str, bundle: str, fmi_version: int) -> str:
+    """The slave script of ``fmu_src/`` with the bundled package name; for FMI 3.0 the same script on
+    pythonfmu3 (the slaves only use what both libraries share)."""
+    slave_dir = _source_dir("crane_cosim_fmu_src", HERE.parent / "fmu_src")
+    text = (slave_dir / SLAVE_SCRIPTS[name]).read_text().replace("crane_models", bundle)
+    if fmi_version == 3:
+        text = text.replace("from pythonfmu import Fmi2Slave", "from pythonfmu3 import Fmi3Slave")
+        text = text.replace("(Fmi2Slave)", "(Fmi3Slave)")
+    return text
 
+
+def build_fmu(name: str, out_dir: Path, fmi_version: int = 2) -> Path:
+    """Build one FMU (FMI 2.0 with pythonfmu, or FMI 3.0 with pythonfmu3) into ``out_dir``."""
+    if fmi_version == 3:
+        from pythonfmu3.builder import FmuBuilder
+
+        options = {"canGetAndSetFMUState": True, "canSerializeFMUState": True}
+    else:
+        from pythonfmu.builder import FmuBuilder
+
+        options = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
     spec = SPECS[name]()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    bundle = f"{name.lower()}_crane_models"
+    # Unique per FMU, FMI version and project version: Python caches modules by name, so two FMUs (or
+    # two builds of one FMU) sharing a module name in one process would run each other's code.
+    tag = f"{name.lower()}_fmi{fmi_version}_v{crane_models.__version__.replace('.', '_')}"
+    bundle = f"{tag}_crane_models"
     src_pkg = _source_dir("crane_models", HERE.parent / "crane_models")
-    slave_dir = _source_dir("crane_cosim_fmu_src", HERE.parent / "fmu_src")
     with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
         tmp = Path(tmp)
         shutil.copytree(src_pkg, tmp / bundle, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        slave_text = (slave_dir / SLAVE_SCRIPTS[name]).read_text()
-        script = tmp / f"{name.lower()}_slave.py"
-        script.write_text(slave_text.replace("crane_models", bundle))
-        fmu_path = FmuBuilder.build_FMU(script, dest=out_dir / f"{name}.fmu", project_files=[tmp / bundle],
-                                        canGetAndSetFMUstate=True, canSerializeFMUstate=True)
+        script = tmp / f"{tag}_slave.py"
+        script.write_text(slave_source(name, bundle, fmi_version))
+        dest = out_dir / f"{name}.fmu" if fmi_version == 2 else out_dir
+        fmu_path = Path(FmuBuilder.build_FMU(script, dest=dest, project_files=[tmp / bundle], **options))
         sys.modules.pop(script.stem, None)
         for mod in [m for m in sys.modules if m == bundle or m.startswith(bundle + ".")]:
             sys.modules.pop(mod)
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
-    _rewrite_model_description(Path(fmu_path), spec)
-    return Path(fmu_path)
+    if fmi_version == 2:
+        _rewrite_model_description(fmu_path, spec)
+    return fmu_path
 
 
 def _rewrite_model_description(fmu_path: Path, spec) -> None:
@@ -134,14 +147,14 @@ def _rewrite_model_description(fmu_path: Path, spec) -> None:
     tmp_path.replace(fmu_path)
 
 
-def build_all(out_dir: Path) -> list:
+def build_all(out_dir: Path, fmi_version: int = 2) -> list:
     """Build every FMU into ``out_dir`` and write ``manifest.json`` beside them."""
     out_dir = Path(out_dir)
-    paths = [build_fmu(name, out_dir) for name in SPECS]
+    paths = [build_fmu(name, out_dir, fmi_version) for name in SPECS]
     manifest = {
         "project_version": crane_models.__version__,
         "build_time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "fmus": [{"name": p.stem, "file": p.name, "fmi_version": "2.0",
+        "fmus": [{"name": p.stem, "file": p.name, "fmi_version": f"{fmi_version}.0",
                   "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in paths],
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))

@@ -11,6 +11,7 @@ def main(argv: list | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build every FMU into a folder (plus manifest.json)")
     b.add_argument("--out", default="crane-cosim-out/fmus", help="output folder (default: %(default)s)")
+    b.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default: %(default)s)")
     d = sub.add_parser("demo", help="build the FMUs, run the demo scenarios under fmpy and standalone, plot")
     d.add_argument("--out", default="crane-cosim-out", help="output folder (default: %(default)s)")
     d.add_argument("--step", type=float, default=0.01, help="communication step [s] (default: %(default)s)")
@@ -18,7 +19,7 @@ def main(argv: list | None = None) -> int:
     if args.command == "build":
         from crane_cosim_build.build_fmus import build_all
 
-        for path in build_all(Path(args.out)):
+        for path in build_all(Path(args.out), args.fmi):
             print(path)
         return 0
     if args.step <= 0:

@@ -66,6 +66,47 @@ def parameters_from_dataclasses(*instances) -> list:
     return out
 
 
+# Unit -> SI base-unit exponents (FMI BaseUnit attributes); shared by the FMI 2 build and FMI 3 slaves.
+BASE_UNITS = {
+    "m": {"m": 1}, "rad": {"rad": 1}, "s": {"s": 1}, "kg": {"kg": 1},
+    "N": {"kg": 1, "m": 1, "s": -2}, "N.m": {"kg": 1, "m": 2, "s": -2},
+    "m/s": {"m": 1, "s": -1}, "rad/s": {"rad": 1, "s": -1}, "m/s2": {"m": 1, "s": -2},
+    "rad/s2": {"rad": 1, "s": -2}, "N/m": {"kg": 1, "s": -2}, "N.s/m": {"kg": 1, "s": -1},
+    "N.m/rad": {"kg": 1, "m": 2, "s": -2, "rad": -1}, "N.m.s/rad": {"kg": 1, "m": 2, "s": -1, "rad": -1},
+    "N.m/rad3": {"kg": 1, "m": 2, "s": -2, "rad": -3}, "kg.m2": {"kg": 1, "m": 2},
+}
+
+
+class _FmiApi:
+    """What differs between pythonfmu (FMI 2.0) and pythonfmu3 (FMI 3.0) for this adapter."""
+
+    def __init__(self, version: int):
+        self.version = version
+        if version == 3:
+            import pythonfmu3 as lib
+            from pythonfmu3 import Unit
+
+            self.kinds = {"real": lib.Float64, "integer": lib.Int32, "boolean": lib.Boolean}
+            self.accessor_kinds = ("float64", "int32", "boolean")
+            self.Causality, self.Variability, self.Status = lib.Fmi3Causality, lib.Fmi3Variability, lib.Fmi3Status
+            self.units_on_variables = True
+            self.unit = lambda name: Unit(name, **BASE_UNITS[name])
+        else:
+            import pythonfmu as lib
+            from pythonfmu.enums import Fmi2Status
+
+            self.kinds = {"real": lib.Real, "integer": lib.Integer, "boolean": lib.Boolean}
+            self.accessor_kinds = ("real", "integer", "boolean")
+            self.Causality, self.Variability, self.Status = lib.Fmi2Causality, lib.Fmi2Variability, Fmi2Status
+            self.units_on_variables = False  # pythonfmu has none: added to modelDescription.xml at build time
+        self.DefaultExperiment = lib.DefaultExperiment
+
+
+def _fmi_api(slave) -> _FmiApi:
+    fmi3 = any(c.__module__.split(".")[0] == "pythonfmu3" for c in type(slave).__mro__)
+    return _FmiApi(3 if fmi3 else 2)
+
+
 def _finite(v) -> bool:
     try:
         return math.isfinite(float(v))
@@ -77,47 +118,50 @@ class SlaveAdapter:
     """Implements the FMI calls of one slave instance on top of :class:`CoSimulation`."""
 
     def __init__(self, slave, spec: FmuSpec):
-        from pythonfmu import Boolean, Fmi2Causality, Fmi2Variability, Integer, Real
-        from pythonfmu.enums import Fmi2Status
-
+        api = _fmi_api(slave)
         self.slave, self.spec = slave, spec
-        self._status = Fmi2Status
+        self._status = api.Status
         self.values: dict = {}
         self.sim: Optional[CoSimulation] = None
         self.error: Optional[str] = None
         self.start_time = 0.0
         self._outputs_valid = False
         self._params_in_force: Optional[dict] = None
-        kinds = {"real": Real, "integer": Integer, "boolean": Boolean}
-        groups = ((spec.parameters, Fmi2Causality.parameter, Fmi2Variability.fixed),
-                  (spec.inputs, Fmi2Causality.input, None),
-                  (spec.outputs, Fmi2Causality.output, None))
+        C, V = api.Causality, api.Variability
+        groups = ((spec.parameters, C.parameter, V.fixed), (spec.inputs, C.input, None), (spec.outputs, C.output, None))
         self._input_names = [v.name for v in spec.inputs]
         self._meta = {}
         for variables, causality, variability in groups:
             for v in variables:
                 self._meta[v.name] = v
                 self.values[v.name] = v.start
-                cls = kinds[v.kind]
-                if causality is Fmi2Causality.output:
-                    var_variability = Fmi2Variability.discrete if v.kind != "real" else Fmi2Variability.continuous
-                    getter = (lambda n=v.name: self._get_output(n))
-                    slave.register_variable(cls(v.name, causality=causality, variability=var_variability,
-                                                description=v.description, getter=getter))
+                kwargs = {"causality": causality, "description": v.description,
+                          "variability": variability or (V.discrete if v.kind != "real" else V.continuous)}
+                if api.units_on_variables and v.kind == "real" and v.unit:
+                    kwargs["unit"] = v.unit
+                if causality is C.output:
+                    kwargs["getter"] = lambda n=v.name: self._get_output(n)
                 else:
-                    var_variability = variability or (Fmi2Variability.discrete if v.kind != "real"
-                                                      else Fmi2Variability.continuous)
-                    slave.register_variable(cls(
-                        v.name, causality=causality, variability=var_variability, start=v.start,
-                        description=v.description, getter=(lambda n=v.name: self.values[n]),
-                        setter=(lambda x, n=v.name: self._set(n, x))))
-        # Value references are the registration order. pythonfmu's own get_/set_ methods walk its
-        # variable objects one by one and raise on a wrong type (which becomes fmi2Fatal); these
-        # replacements are list look-ups and never raise.
+                    kwargs.update(start=v.start, getter=lambda n=v.name: self.values[n],
+                                  setter=lambda x, n=v.name: self._set(n, x))
+                slave.register_variable(api.kinds[v.kind](v.name, **kwargs))
         self._names = [v.name for v in spec.variables()]
         self._convert = [{"real": float, "integer": int, "boolean": bool}[v.kind] for v in spec.variables()]
+        if api.version == 3:  # FMI 3.0 wants exactly one independent variable
+            self.values["time"] = 0.0
+            slave.register_variable(api.kinds["real"]("time", causality=C.independent, variability=V.continuous,
+                                                      description="simulation time", unit="s",
+                                                      getter=lambda: self.values["time"]))
+            self._names.append("time")
+            self._convert.append(float)
+        if api.units_on_variables:
+            slave.register_units([api.unit(u) for u in sorted({v.unit for v in spec.variables() if v.unit} | {"s"})])
+        slave.default_experiment = api.DefaultExperiment(0.0, spec.stop_time, spec.step_size)
+        # Value references are the registration order. pythonfmu's own get_/set_ methods walk its
+        # variable objects one by one and raise on a wrong type (which becomes fmiFatal); these
+        # replacements are list look-ups and never raise.
         self._output_vrs = {i for i, v in enumerate(spec.variables()) if v in spec.outputs}
-        for kind in ("real", "integer", "boolean"):
+        for kind in api.accessor_kinds:
             setattr(slave, f"get_{kind}", self.get_values)
             setattr(slave, f"set_{kind}", self.set_values)
 
@@ -166,6 +210,7 @@ class SlaveAdapter:
             inputs = self._input_vector()
             self.sim = CoSimulation(model, x0, t0=self.start_time, inputs=inputs, **options)
             self._params_in_force = params
+            self.values["time"] = self.start_time
             self.error = None
             self._refresh_outputs()
         except Exception as exc:  # noqa: BLE001 -- any failure must become a logged FMI error
@@ -197,6 +242,7 @@ class SlaveAdapter:
                 return False
             self.sim.set_inputs(inputs)
             self.sim.step(float(step_size))
+            self.values["time"] = self.sim.t
             self._refresh_outputs()
             return True
         except Exception as exc:  # noqa: BLE001
