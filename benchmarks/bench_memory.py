@@ -21,7 +21,8 @@ def rss_kb() -> float:
         return int(fh.read().split()[1]) * resource.getpagesize() / 1024.0
 
 
-def cycles(fmu_path: Path, n: int, reuse: bool) -> float:
+def cycles(fmu_path: Path, n: int, reuse: bool, steps: int = 20) -> float:
+    """kB of resident memory per cycle, between cycle n/3 and n, after ``gc.collect()``."""
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave
 
@@ -39,7 +40,7 @@ def cycles(fmu_path: Path, n: int, reuse: bool) -> float:
         slave.setupExperiment(startTime=0.0)
         slave.enterInitializationMode()
         slave.exitInitializationMode()
-        for k in range(20):
+        for k in range(steps):
             slave.doStep(currentCommunicationPoint=k * 0.01, communicationStepSize=0.01)
         if not reuse:
             slave.terminate()

@@ -164,6 +164,13 @@ class SlaveAdapter:
         for kind in api.accessor_kinds:
             setattr(slave, f"get_{kind}", self.get_values)
             setattr(slave, f"set_{kind}", self.set_values)
+        # The FMI calls themselves: instance attributes shadow the library's defaults, so a slave class
+        # only needs ``do_step`` (abstract in pythonfmu) and the two class-level state (de)serializers.
+        slave.setup_experiment = lambda start_time, *rest: self.setup_experiment(start_time)
+        slave.exit_initialization_mode = self.exit_initialization_mode
+        slave._get_fmu_state = self.get_state
+        slave._set_fmu_state = self.set_state
+        slave.adapter = self
 
     # -- variable access (never raises) -----------------------------------------------------------
     def _set(self, name: str, value) -> None:

@@ -1,4 +1,5 @@
-"""Issue 5, item 4: no memory leak of our own across FMU life cycles (run in a fresh subprocess).
+"""Issue 5, item 4: no memory leak of our own across FMU life cycles (benchmarks/bench_memory.py, run in
+a fresh subprocess).
 
 RSS is read after ``gc.collect()`` once the allocator has warmed up. Bounds: reset-and-reuse of one
 instance must stay flat (< 0.5 kB per cycle, i.e. < 250 kB over 500 cycles, where a leak of one
@@ -14,47 +15,14 @@ import pytest
 
 from fmu_helpers import build_fmus
 
-SCRIPT = r'''
-import gc, json, resource, sys
-from fmpy import extract, read_model_description
-from fmpy.fmi2 import FMU2Slave
-
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize() / 1024
-
-def run(path, n, reuse, steps):
-    md = read_model_description(path)
-    unzip = extract(path)
-    s, samples = None, []
-    for i in range(n):
-        if s is None or not reuse:
-            s = FMU2Slave(guid=md.guid, unzipDirectory=unzip, modelIdentifier=md.coSimulation.modelIdentifier,
-                          instanceName="m%d" % i)
-            s.instantiate()
-        else:
-            s.reset()
-        s.setupExperiment(startTime=0.0)
-        s.enterInitializationMode()
-        s.exitInitializationMode()
-        for k in range(steps):
-            s.doStep(currentCommunicationPoint=k * 0.01, communicationStepSize=0.01)
-        if not reuse:
-            s.terminate()
-            s.freeInstance()
-        if i in (n // 2, n - 1):
-            gc.collect()
-            samples.append(rss())
-    return (samples[1] - samples[0]) / (n - 1 - n // 2)
-
-mode, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-print(json.dumps(run(path, n, mode == "reuse", 5)))
-'''
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+SCRIPT = ("import json, sys; sys.path.insert(0, sys.argv[4]); from bench_memory import cycles; "
+          "print(json.dumps(cycles(sys.argv[2], int(sys.argv[3]), sys.argv[1] == 'reuse', steps=5)))")
 
 
 def growth(mode: str, fmu: Path, n: int) -> float:
-    out = subprocess.run([sys.executable, "-c", SCRIPT, mode, str(fmu), str(n)], capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run([sys.executable, "-c", SCRIPT, mode, str(fmu), str(n), str(BENCH)], capture_output=True,
+                         text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
