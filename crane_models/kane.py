@@ -299,6 +299,23 @@ class MultibodySystem:
         M, C = self.mass_and_coriolis(kin)
         return solve_spd(M, tau - C @ kin.u), M, C
 
+    def accelerations_with_prescribed(self, kin: Kinematics, tau: np.ndarray, prescribed: Sequence[int],
+                                      prescribed_udot: np.ndarray) -> tuple:
+        """Solve (43) when the speeds ``prescribed`` follow a given motion (a moving base, a driven joint):
+        ``M_ff u̇_f = τ_f − (C u)_f − M_fp u̇_p``. Returns ``(u̇, M, C)`` with the full ``u̇``.
+
+        The efforts that realise the prescribed motion are ``(M u̇ + C u − τ)_p``; the reaction wrenches
+        come out of :mod:`reactions` with the full ``u̇`` as usual.
+        """
+        M, C = self.mass_and_coriolis(kin)
+        p = np.asarray(prescribed, dtype=int)
+        f = np.setdiff1d(np.arange(self.n), p)
+        udot = np.zeros(self.n)
+        udot[p] = prescribed_udot
+        rhs = (tau - C @ kin.u - M[:, p] @ udot[p])[f]
+        udot[f] = solve_spd(M[np.ix_(f, f)], rhs)
+        return udot, M, C
+
     def body_accelerations(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:
         """``ṫ_{0k/m_k} = P_k u̇ + Ṗ_k u`` of eq. (27), stacked (nb, 6)."""
         return kin.P @ udot + kin.Pdot @ kin.u

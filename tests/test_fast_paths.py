@@ -50,3 +50,20 @@ def test_input_update_equals_fresh_evaluation(x, enabled):
     fresh, aux_f = model.derivative(0.0, x, new)
     assert np.allclose(updated, fresh, rtol=1e-9, atol=1e-9)
     assert np.allclose(aux_u[2], aux_f[2], rtol=1e-12)  # efforts
+
+
+@pytest.mark.parametrize("x", STATES[:3])
+def test_prescribed_speeds_reproduce_the_free_motion(model, x):
+    """Prescribing q1 with exactly the acceleration the free system has must give the same u̇ for q2, q3,
+    and the effort that realises it must be zero (nothing extra is needed to move that way)."""
+    sys = model.crane.system
+    kin = sys.kinematics(x[:3], x[3:])
+    tau = sys.gravity_forces(kin, 9.81) + RNG.normal(0, 1e4, 3)
+    free, M, C = sys.accelerations(kin, tau)
+    udot, _, _ = sys.accelerations_with_prescribed(kin, tau, [0], free[[0]])
+    assert np.allclose(udot, free, rtol=1e-10, atol=1e-10)
+    effort = (M @ udot + C @ kin.u - tau)[0]
+    assert abs(effort) < 1e-6 * np.abs(tau).max()
+    # Holding q1 still instead needs the king torque that cancels the free acceleration: M11-coupled.
+    held, _, _ = sys.accelerations_with_prescribed(kin, tau, [0], np.zeros(1))
+    assert held[0] == 0.0 and not np.allclose(held[1:], free[1:])
