@@ -100,3 +100,17 @@ def run_ecos(fmu_path: Path, scenario, step: float, outputs: list | None = None)
         sim.free()
         structure.free()
     return _result(times, rows, outs), wall
+
+
+def tbb_missing() -> bool:
+    """ecospy's native library needs oneTBB (``libtbb.so.12``), a system library pip cannot install."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libtbb.so.12")
+        return False
+    except OSError:
+        return True
+
+
+NO_TBB = "ecospy needs the system library libtbb.so.12: apt-get install libtbb12 (.ci/run installs it)"

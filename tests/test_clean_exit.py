@@ -20,6 +20,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from engine_runs import NO_TBB, tbb_missing  # noqa: E402
 from test_engines import libpython  # noqa: E402
 
 PRELUDE = f"""
@@ -101,6 +102,8 @@ def run(args, **kwargs):
 
 @pytest.mark.parametrize("name", sorted(SEQUENCES))
 def test_python_host_exits_cleanly(kb_fmu, tmp_path, name):
+    if "ecos" in name and tbb_missing():
+        pytest.skip(NO_TBB)
     script = tmp_path / f"{name}.py"
     script.write_text(PRELUDE + textwrap.dedent(SEQUENCES[name]) + "\nprint('REACHED END', flush=True)\n")
     proc = run([sys.executable, str(script), str(kb_fmu)], cwd=tmp_path)
@@ -128,6 +131,7 @@ def native_env() -> dict:
     return env
 
 
+@pytest.mark.skipif(tbb_missing(), reason=NO_TBB)
 @pytest.mark.skipif(libpython() is None, reason="this Python has no shared libpython to preload")
 def test_native_host_ecos_cli_exits_cleanly(kb_fmu, tmp_path):
     """A native (C++) host that embeds Python through the FMU: simulates and exits with status 0."""
