@@ -19,7 +19,7 @@ Choices where the paper is silent (see also the field descriptions below):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -187,7 +187,9 @@ class KnuckleBoomCrane:
 
     # -- dynamics -------------------------------------------------------------------------------
     def evaluate(self, q: np.ndarray, u: np.ndarray, efforts: np.ndarray, kin: Kinematics | None = None):
-        """Solve (43) with the given actuator efforts (end stops added); returns ``(kin, u̇, W_e, stop)``."""
+        """Solve (43) with ``τ`` formed literally as ``Σ Pᵀ Π W_e`` (46) from the wrenches (67)-(68),
+        end stops added; returns ``(kin, u̇, W_e, stop)``. The simulation uses the equivalent faster
+        :meth:`KnuckleBoomModel.derivative`; this form is its check (tests/test_fast_paths.py)."""
         if kin is None:
             kin = self.system.kinematics(q, u)
         stop, _ = self.end_stop_forces(kin.q, kin.u)
@@ -225,10 +227,6 @@ class KnuckleBoomCrane:
             "cylinder3_barrel": -supports[1][0],
             "cylinder3_piston": -supports[1][1],
         }
-
-
-def parameter_names() -> list:
-    return [f.name for f in fields(KnuckleBoomParameters)]
 
 
 @dataclass
