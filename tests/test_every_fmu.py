@@ -115,3 +115,31 @@ def test_different_fmus_share_one_process(fmu_dir):
     for name in NAMES:
         assert rows[name] == alone[name], name
         slaves[name].close()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_error_in_one_instance_leaves_another_untouched(fmu_dir, name):
+    """Instance A gets NaN and a negative step; instance B, stepped in between, gives exactly the outputs
+    of an instance that ran alone."""
+    spec = SPECS[name]()
+    path = fmu_dir / f"{name}.fmu"
+    alone = Slave(path, "alone")
+    alone.init()
+    expected = drive(alone, spec, 6, seed=5)
+    alone.close()
+    a, b = Slave(path, "a"), Slave(path, "b")
+    a.init()
+    b.init()
+    rows = []
+    rng = np.random.default_rng(5)
+    for k in range(6):
+        a.set(spec.inputs[k % len(spec.inputs)].name, math.nan)
+        assert a.step(0.01) == 2 and a.step(-1.0) == 2
+        for v in spec.inputs:
+            scale = 0.05 * max(abs(v.start), 1.0) if v.unit in ("rad", "m") else 1.0
+            b.set(v.name, v.start + scale * rng.uniform(-1, 1))
+        assert b.step(0.01) == 0
+        rows.append([b.get(n) for n in real_outputs(spec)])
+    assert rows == expected
+    a.close()
+    b.close()
