@@ -1,0 +1,443 @@
+"""Crane with flexible supports, a flexible link, joint friction and programmed motion
+(Jarzębowska, Urbaś & Augustynek, *Analysis of influence of a crane flexible supports, link flexibility,
+and joint friction on vibration associated with programmed motion execution*, J. Vib. Eng. Technol. 2019).
+
+Bodies (Fig. 2, eqs. (9), (12)) as data for the Kane core (:mod:`kane`):
+
+* base (b): six coordinates ``x, y, z, ψ, θ, φ`` -- three prismatic joints along x0, y0, z0 and three
+  revolute joints about z, y, x through massless intermediate bodies (``T̃^(b)`` of (12), ZYX angles);
+  it rests on eight springs (20) (:class:`springs.PointSprings`);
+* column (c,1): ``ψ^(c,1)`` about z^(b);
+* link (c,2): ``n_rfe`` rigid finite elements (7); element 0 turns about the horizontal pivot at height
+  ``l1`` (``ψ^(c,2,0)``), element r ≥ 1 is joined to element r−1 by a spring-damping element with the three
+  rotations ``ψ, θ, φ`` about z, y, x (8) -- three revolute joints in series through massless bodies;
+* link (c,3): ``ψ^(c,3)`` about the pivot at the end of link (c,2); E at ``l3`` on its x axis, carrying
+  the load ``m_E``.
+
+Generalized coordinates ``q = [q̃^(b), ψ^(c,1), ψ^(c,2,0), q̃^(c,2,1..n_rfe−1), ψ^(c,3)]`` (9);
+``n_dof = 9 + 3 (n_rfe − 1)``. The state is ``x = [q, q̇, z]`` with the bristle deflections ``z`` of the
+three joints (14).
+
+Forces: gravity, support springs (20), element springs ``−S q̃ − c q̇`` (8), (20), the driving torque
+(21) plus the input on the column, friction torques (13)-(15) in the joints (c,1), (c,2,0), (c,3), and,
+when enabled, the programmed constraints (17) as Lagrange multipliers (see :mod:`programmed_motion`).
+
+Joint normal forces (13): the force that the inboard body exerts on the outboard body of a joint is
+``Σ_subtree (m a_COG) − Σ_subtree F_ext`` (the force half of the Newton-Euler balance of everything
+outboard, eq. (56) of Cibicik & Egeland); ``f_n`` is its part perpendicular to the joint axis. It is
+affine in the friction torques, and the friction torques depend on ``f_n``: that loop is closed by a
+fixed-point iteration on the three torques (contraction factor ≈ μ d / (2 × lever) ≈ 1e-2; five
+passes leave < 1e-9 of the torque).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .flexible_crane_parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
+                                        ProgrammedMotionParameters, SupportParameters, friction_arrays,
+                                        support_arrays)
+from .friction import FRICTION_MODELS, BristleParameters, bristle_rate, check_parameters, friction_coefficient
+from .kane import Body, Kinematics, MultibodySystem
+from .parameters import ParameterError, validate
+from .programmed_motion import EllipseHeightConstraint, constrained_accelerations, quintic_rise
+from .springs import PointSprings, cross, rfe_inertia, rfe_lengths, sde_stiffness
+
+__all__ = ["FlexibleCrane", "FlexibleCraneModel", "crane_bodies", "INPUTS", "OUTPUTS", "static_equilibrium",
+           "highest_frequency", "stable_step"]
+
+_X, _Y, _Z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+_RX90 = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])  # link pivot axis z ⟂ column axis
+FRICTION_ITERATIONS = 5
+
+
+def _box_inertia(m: float, lx: float, ly: float, lz: float) -> np.ndarray:
+    return m / 12.0 * np.diag([ly * ly + lz * lz, lx * lx + lz * lz, lx * lx + ly * ly])
+
+
+def crane_bodies(p: FlexibleCraneParameters, n_rfe: int) -> tuple:
+    """The bodies of Fig. 2 as data; returns ``(bodies, n_dof)``."""
+    bodies = [Body("base_x", None, "prismatic", _X, coordinate=0),
+              Body("base_y", "base_x", "prismatic", _Y, coordinate=1),
+              Body("base_z", "base_y", "prismatic", _Z, coordinate=2),
+              Body("base_psi", "base_z", "revolute", _Z, coordinate=3),
+              Body("base_theta", "base_psi", "revolute", _Y, coordinate=4),
+              Body("base", "base_theta", "revolute", _X, coordinate=5, mass=p.m_b,
+                   inertia=_box_inertia(p.m_b, p.base_length, p.base_width, p.base_height),
+                   com=(0.0, 0.0, -0.5 * p.base_height)),
+              Body("column", "base", "revolute", _Z, coordinate=6, mass=p.m1,
+                   inertia=p.m1 * np.diag([(3 * p.column_radius ** 2 + p.l1 ** 2) / 12.0] * 2 + [p.column_radius ** 2 / 2]),
+                   com=(0.0, 0.0, 0.5 * p.l1))]
+    lengths = rfe_lengths(p.l2, n_rfe)
+    masses = p.m2 * lengths / p.l2
+
+    def element(r: int, parent: str, axis: tuple, coordinate: int, offset=(0.0, 0.0, 0.0), rotation0=np.eye(3)):
+        return Body(f"link2_{r}", parent, "revolute", axis, offset, coordinate, mass=masses[r],
+                    inertia=rfe_inertia(masses[r], lengths[r], p.A2, p.I_y2, p.I_z2),
+                    com=(0.5 * lengths[r], 0.0, 0.0), rotation0=rotation0)
+
+    bodies.append(element(0, "column", _Z, 7, (0.0, 0.0, p.l1), _RX90))
+    c = 8
+    for r in range(1, n_rfe):
+        prev = f"link2_{r - 1}"
+        bodies += [Body(f"link2_{r}_psi", prev, "revolute", _Z, (lengths[r - 1], 0.0, 0.0), c),
+                   Body(f"link2_{r}_theta", f"link2_{r}_psi", "revolute", _Y, coordinate=c + 1),
+                   element(r, f"link2_{r}_theta", _X, c + 2)]
+        c += 3
+    s3 = p.section3
+    bodies.append(Body("link3", f"link2_{n_rfe - 1}", "revolute", _Z, (lengths[-1], 0.0, 0.0), c, mass=p.m3,
+                       inertia=_box_inertia(p.m3, p.l3, s3, s3), com=(0.5 * p.l3, 0.0, 0.0)))
+    bodies.append(Body("end_effector", "link3", "fixed", offset=(p.l3, 0.0, 0.0), mass=p.m_E))
+    return bodies, c + 1
+
+
+class FlexibleCrane:
+    """Equations of motion of the crane (Kane's form of (6)) with springs, friction and constraints."""
+
+    def __init__(self, params: FlexibleCraneParameters | None = None, supports=None, friction=None,
+                 motion: ProgrammedMotionParameters | None = None, n_rfe: int = 4, friction_model: str = "lugre",
+                 constraints_enabled: bool = True, paper_torque_enabled: bool = True,
+                 init: FlexibleCraneInitialState | None = None):
+        self.params = p = params if params is not None else FlexibleCraneParameters()
+        self.supports_params = supports if supports is not None else SupportParameters()
+        self.friction_table = friction if friction is not None else FrictionTable()
+        self.motion = motion if motion is not None else ProgrammedMotionParameters()
+        for obj in (p, self.supports_params, self.friction_table, self.motion):
+            validate(obj)
+        if int(n_rfe) != n_rfe or not 1 <= int(n_rfe) <= 64:
+            raise ParameterError(f"n_rfe = {n_rfe!r} must be an integer in [1, 64]")
+        if friction_model not in FRICTION_MODELS.values():
+            raise ParameterError(f"friction model {friction_model!r} must be one of {sorted(FRICTION_MODELS.values())}")
+        self.n_rfe = int(n_rfe)
+        self.friction_model = friction_model
+        self.constraints_enabled = bool(constraints_enabled)
+        self.paper_torque_enabled = bool(paper_torque_enabled)
+        bodies, self.n = crane_bodies(p, self.n_rfe)
+        self.system = sys = MultibodySystem(bodies, self.n)
+        ix = sys.index
+        self.i_base, self.i_column, self.i_link3, self.i_tip = ix["base"], ix["column"], ix["link3"], ix["end_effector"]
+        self.i_root, self.i_last = ix["link2_0"], ix[f"link2_{self.n_rfe - 1}"]
+        self.joint_bodies = np.array([self.i_column, self.i_root, self.i_link3])
+        self.joint_coords = np.array([6, 7, self.n - 1])  # q^(c) of (14)
+        self.rfe_coords = np.arange(8, self.n - 1)
+        self.free_static = np.concatenate((np.arange(6), self.rfe_coords))  # moved by the static analysis
+        pts, k, c = support_arrays(self.supports_params)
+        self.supports = PointSprings(self.i_base, pts, k, c)
+        if self.n_rfe > 1:
+            d = p.l2 / (self.n_rfe - 1)
+            stiff = sde_stiffness(p.E, p.G, p.I_y2, p.I_z2, p.J2, d)
+        else:
+            stiff = np.zeros(3)
+        self.k_rfe = np.tile(stiff, self.n_rfe - 1)
+        self.c_rfe = p.sde_damping * self.k_rfe
+        ft = self.friction_table
+        self.bristle = BristleParameters(*(friction_arrays(ft, name) for name in
+                                           ("mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")))
+        check_parameters(self.bristle)
+        self.pin_diameter = friction_arrays(ft, "d")
+        # Subtree masses for the joint forces: W[k, j] = m_j if body j is outboard of joint k.
+        self._subtree_mass = sys.path[:, self.joint_bodies].T * sys.mass[None, :]
+        self._extra = np.zeros((self.n, 3))
+        self._extra[self.joint_coords, [0, 1, 2]] = 1.0
+        self.z_static = None
+        self.constraint = None
+        if self.constraints_enabled:
+            self.set_programmed_start(init)
+
+    # -- geometry -----------------------------------------------------------------------------------
+    @property
+    def total_mass(self) -> float:
+        return float(self.system.mass.sum())
+
+    def initial_coordinates(self, init: FlexibleCraneInitialState | None = None) -> np.ndarray:
+        """``q`` of (23): base and joints from ``init``, link (c,2) undeformed."""
+        i = init if init is not None else FlexibleCraneInitialState()
+        q = np.zeros(self.n)
+        q[:6] = [i.x_b0, i.y_b0, i.z_b0, i.psi_b0, i.theta_b0, i.phi_b0]
+        q[self.joint_coords] = [i.q_c1_0, i.q_c2_0, i.q_c3_0]
+        return q
+
+    def set_programmed_start(self, init: FlexibleCraneInitialState | None) -> None:
+        """Static analysis at the initial joint angles (23) gives ``z_E,static`` = ``z_E,s`` of (22)."""
+        q_static = static_equilibrium(self, self.initial_coordinates(init))
+        self.z_static = float(self.tip_position(self.system.kinematics(q_static, np.zeros(self.n)))[2])
+        m = self.motion
+        self.constraint = EllipseHeightConstraint(m.a, m.b, self.z_static, m.z_rise, m.t_c)
+
+    def tip_position(self, kin: Kinematics) -> np.ndarray:
+        return kin.origin[self.i_tip]
+
+    # -- forces -------------------------------------------------------------------------------------
+    def drive_torque(self, t: float) -> float:
+        """``t_dr^(c,1)(t)`` of eq. (21) (zero when disabled), on ``[0, t_pulse)``: the pulse is off *at*
+        its end time, so a step that starts there (a communication point) starts from the right-hand
+        value, which the RK23 stepper reuses as its first stage. The end is taken 1 ns early so that a
+        communication point reached with rounding (0.09 + 0.01 = 0.09999999999999999) sees it off too."""
+        m = self.motion
+        on = 0.0 <= t < m.paper_torque_time - 1e-9
+        return m.paper_torque if self.paper_torque_enabled and on else 0.0
+
+    def spring_forces(self, kin: Kinematics) -> np.ndarray:
+        """Generalized forces of the supports (20) and of the spring-damping elements (8)."""
+        tau = self.supports.generalized_forces(kin)
+        r = self.rfe_coords
+        tau[r] -= self.k_rfe * kin.q[r] + self.c_rfe * kin.u[r]
+        return tau
+
+    def static_forces(self, q: np.ndarray) -> np.ndarray:
+        """Gravity and spring forces at rest (the residual of the static analysis)."""
+        kin = self.system.kinematics(q, np.zeros(self.n))
+        return self.system.gravity_forces(kin, self.params.g) + self.spring_forces(kin)
+
+    def joint_force_maps(self, kin: Kinematics) -> tuple:
+        """World-frame joint forces as ``f_k = S_k u̇ + c_k − F_E``: returns ``(S, c)``, (3, 3, n), (3, 3)."""
+        sys = self.system
+        tw = kin.twist
+        acc_bias = (kin.Pdot[:, 3:, :] @ kin.u) + cross(tw[:, :3], tw[:, 3:])
+        acc_bias = (kin.rotation @ acc_bias[:, :, None])[:, :, 0]
+        W = self._subtree_mass
+        S = np.einsum("kj,jan->kan", W, kin.cog_jacobian)
+        c = W @ acc_bias
+        c[:, 2] += self.params.g * W.sum(axis=1)
+        return S, c
+
+    def tip_kinematics(self, kin: Kinematics) -> tuple:
+        """Position, velocity, Jacobian (3, n) and acceleration bias ``J̇ u`` of E in Frame 0."""
+        e = self.i_tip
+        R = kin.rotation[e]
+        tw = kin.twist[e]
+        bias = R @ (kin.Pdot[e, 3:] @ kin.u + cross(tw[:3], tw[3:]))
+        return kin.origin[e], R @ tw[3:], kin.cog_jacobian[e], bias
+
+    # -- dynamics -----------------------------------------------------------------------------------
+    def evaluate(self, t: float, q: np.ndarray, u: np.ndarray, z: np.ndarray, column_torque: float) -> dict:
+        """Accelerations, multipliers, friction torques, normal forces and bristle rates at ``(t, q, u, z)``."""
+        sys = self.system
+        kin = sys.kinematics(q, u)
+        maps = self.joint_force_maps(kin)
+        M, C = sys.mass_and_coriolis(kin)
+        tau = sys.gravity_forces(kin, self.params.g) + self.spring_forces(kin)
+        drive = self.drive_torque(t) + column_torque
+        tau[6] += drive
+        rhs = tau - C @ u
+        out = {"kin": kin, "drive": drive}
+        if self.constraint is not None:
+            p, v, J, bias = self.tip_kinematics(kin)
+            grad = self.constraint.gradient(p)
+            target = self.constraint.acceleration_target(t, p, v, self.motion.alpha, self.motion.beta) - grad @ bias
+            a0, A, l0, L = constrained_accelerations(M, rhs, grad @ J, target, self._extra)
+            out["phi"] = self.constraint.residual(t, p)
+        else:
+            grad = np.zeros((0, 3))
+            X = np.linalg.solve(M, np.concatenate((rhs[:, None], self._extra), axis=1))
+            a0, A, l0, L = X[:, 0], X[:, 1:], np.zeros(0), np.zeros((0, 3))
+            out["phi"] = np.zeros(2)
+        v_joint = u[self.joint_coords]
+        if self.friction_model == "none":
+            zdot, torque = np.zeros(3), np.zeros(3)
+            f0 = self.joint_forces(kin, maps, a0, l0, grad)
+            fn = np.hypot(f0[:, 0], f0[:, 1])
+        else:
+            zdot = bristle_rate(self.friction_model, v_joint, z, self.bristle)
+            mu = friction_coefficient(self.friction_model, v_joint, z, zdot, self.bristle)
+            f0 = self.joint_forces(kin, maps, a0, l0, grad)
+            F1 = np.stack([self.joint_forces(kin, maps, A[:, i], L[:, i], grad, homogeneous=True) for i in range(3)], axis=2)
+            torque = np.zeros(3)
+            for _ in range(FRICTION_ITERATIONS):
+                f = f0 + F1 @ torque
+                fn = np.hypot(f[:, 0], f[:, 1])
+                torque = -mu * fn * 0.5 * self.pin_diameter
+            f = f0 + F1 @ torque
+            fn = np.hypot(f[:, 0], f[:, 1])
+        out.update(udot=a0 + A @ torque, lam=l0 + L @ torque, friction_torque=torque, zdot=zdot, normal_force=fn,
+                   M=M)
+        out["constraint_force"] = grad.T @ out["lam"] if self.constraint is not None else np.zeros(3)
+        return out
+
+    def joint_forces(self, kin: Kinematics, maps: tuple, udot: np.ndarray, lam: np.ndarray, grad: np.ndarray,
+                     homogeneous: bool = False) -> np.ndarray:
+        """Force of the inboard on the outboard body in the three friction joints, joint frames (3, 3).
+        ``homogeneous``: only the part linear in ``(u̇, λ)`` (no velocity, gravity terms)."""
+        S, c = maps
+        f = S @ udot - (grad.T @ lam)[None, :]
+        if not homogeneous:
+            f = f + c
+        R = kin.rotation[self.joint_bodies]
+        return (R.transpose(0, 2, 1) @ f[:, :, None])[:, :, 0]
+
+    # -- energy -------------------------------------------------------------------------------------
+    def energy(self, q: np.ndarray, u: np.ndarray) -> dict:
+        """Kinetic, gravity and spring energies (the ``E_k``, ``E_p`` of (16))."""
+        kin = self.system.kinematics(q, u)
+        r = self.rfe_coords
+        return {"kinetic": self.system.kinetic_energy(kin),
+                "gravity": self.system.potential_energy(kin, self.params.g),
+                "supports": self.supports.energy(kin),
+                "link": 0.5 * float(np.sum(self.k_rfe * q[r] ** 2))}
+
+
+def static_equilibrium(crane: FlexibleCrane, q0: np.ndarray, free: np.ndarray | None = None,
+                       extra_forces=None, tol: float = 1e-9, max_iter: int = 30) -> np.ndarray:
+    """Static analysis: the coordinates ``free`` (default: base and link (c,2) deformations) that make
+    gravity + springs (+ ``extra_forces(q)``) vanish there, with the other coordinates held at ``q0``.
+
+    Newton's method with a forward-difference Jacobian (numpy only, so it can run inside an FMU).
+    """
+    free = crane.free_static if free is None else np.asarray(free)
+    q = np.array(q0, dtype=float)
+
+    def residual(qq: np.ndarray) -> np.ndarray:
+        r = crane.static_forces(qq)
+        if extra_forces is not None:
+            r = r + extra_forces(qq)
+        return r[free]
+
+    scale = max(1.0, crane.total_mass * crane.params.g)
+    for _ in range(max_iter):
+        r = residual(q)
+        if np.max(np.abs(r)) < tol * scale:
+            return q
+        J = np.empty((len(free), len(free)))
+        for j, i in enumerate(free):
+            h = 1e-7
+            qh = q.copy()
+            qh[i] += h
+            J[:, j] = (residual(qh) - r) / h
+        q[free] -= np.linalg.solve(J, r)
+    raise RuntimeError(f"static analysis did not converge (residual {np.max(np.abs(residual(q))):.3g})")
+
+
+def highest_frequency(crane: FlexibleCrane, q: np.ndarray) -> float:
+    """Largest natural frequency [rad/s] of the undamped structure linearized at ``q``: ``√λ_max`` of
+    ``M⁻¹ K`` with ``K = −∂(gravity + springs)/∂q`` (forward differences)."""
+    n = crane.n
+    f0 = crane.static_forces(q)
+    K = np.empty((n, n))
+    for i in range(n):
+        qh = q.copy()
+        qh[i] += 1e-7
+        K[:, i] = -(crane.static_forces(qh) - f0) / 1e-7
+    M = crane.system.mass_matrix(crane.system.kinematics(q, np.zeros(n)))
+    lam = np.linalg.eigvals(np.linalg.solve(M, K))
+    return float(math.sqrt(max(float(np.max(lam.real)), 0.0)))
+
+
+# Imaginary-axis stability limit of the Bogacki-Shampine 3(2) pair is |h ω| = √3; keep a margin.
+RK23_STABLE_H_OMEGA = 1.5
+
+
+def stable_step(crane: FlexibleCrane, q: np.ndarray) -> float:
+    """Largest step of the explicit RK23 stepper that keeps the stiffest (undamped) mode stable:
+    ``1.5 / ω_max`` (the stability limit is ``√3 / ω_max``). With 4 elements ``ω_max ≈ 4.8e3 rad/s``
+    (local torsion of the elements), so ``h ≤ 3.1e-4 s``; with the rigid link ``ω_max ≈ 250 rad/s``
+    (base on its supports). The LuGre/Dahl states of Table 1 are not stiff (``σ0 |q̇| / g`` is a few
+    1/s), so they do not limit the step."""
+    return RK23_STABLE_H_OMEGA / highest_frequency(crane, q)
+
+
+# (name, unit, description) -- the public contract of the FMU, in this order.
+INPUTS = (("column_torque", "N.m", "torque on the column (c,1), added to the paper's t_dr of eq. (21) when enabled"),)
+
+OUTPUTS = (
+    [("q_c1", "rad", "psi^(c,1), column angle"), ("q_c2", "rad", "psi^(c,2,0), link (c,2) root angle"),
+     ("q_c3", "rad", "psi^(c,3), link (c,3) angle"), ("u_c1", "rad/s", "column rate"),
+     ("u_c2", "rad/s", "link (c,2) root rate"), ("u_c3", "rad/s", "link (c,3) rate"),
+     ("x_b", "m", "x^(b), base displacement"), ("y_b", "m", "y^(b), base displacement"),
+     ("z_b", "m", "z^(b), base displacement"), ("psi_b", "rad", "psi^(b), base rotation about z"),
+     ("theta_b", "rad", "theta^(b), base rotation about y"), ("phi_b", "rad", "phi^(b), base rotation about x"),
+     ("tip_x", "m", "x_E^(0), end effector"), ("tip_y", "m", "y_E^(0), end effector"),
+     ("tip_z", "m", "z_E^(0), end effector"), ("z_E_programmed", "m", "z_E,a(t) of eq. (22)"),
+     ("phi1", "", "Phi_1 of eq. (17.1), ellipse residual"), ("phi2", "m", "Phi_2 of eq. (17.2), height residual"),
+     ("constraint_force_x", "N", "programmed-constraint force on E, x in Frame 0"),
+     ("constraint_force_y", "N", "programmed-constraint force on E, y in Frame 0"),
+     ("constraint_force_z", "N", "programmed-constraint force on E, z in Frame 0"),
+     ("lambda1", "", "Lagrange multiplier of Phi_1 (N per unit of Phi_1... x m), see docs"),
+     ("lambda2", "N", "Lagrange multiplier of Phi_2 (vertical constraint force)")]
+    + [(f"friction_torque_{i}", "N.m", f"friction torque t_f in joint {i} (13), on the outboard body about the "
+        "joint axis") for i in (1, 2, 3)]
+    + [(f"bristle_z_{i}", "rad", f"bristle deflection z_{i} of joint {i} (14)") for i in (1, 2, 3)]
+    + [(f"normal_force_{i}", "N", f"joint normal force f_n of joint {i} (13)") for i in (1, 2, 3)]
+    + [(f"support_force_{a}", "N", f"resultant support force on the base, {a} in Frame 0") for a in "xyz"]
+    + [(f"support_moment_{a}", "N.m", f"resultant support moment on the base about its frame origin, {a} in "
+        "Frame 0") for a in "xyz"]
+    + [("link2_deflection_y", "m", "tip deflection of link (c,2) in its luffing plane (root element frame)"),
+       ("link2_deflection_z", "m", "tip deflection of link (c,2) out of its luffing plane (root element frame)"),
+       ("link2_torsion", "rad", "twist of the link (c,2) tip about the link axis relative to its root"),
+       ("drive_torque", "N.m", "torque applied to the column: eq. (21) plus the input")]
+)
+
+
+class FlexibleCraneModel:
+    """The crane as a co-simulation model: input ``column_torque``, state ``x = [q, q̇, z]``, outputs."""
+
+    input_names = [name for name, _, _ in INPUTS]
+
+    def __init__(self, crane: FlexibleCrane | None = None):
+        self.crane = crane if crane is not None else FlexibleCrane()
+        self.n = self.crane.n
+        self.state_size = 2 * self.n + 3
+
+    def initial_state(self, init: FlexibleCraneInitialState | None = None, static: bool = False) -> np.ndarray:
+        """``x0`` of (23) (or, with ``static``, the static equilibrium at the same joint angles)."""
+        q = self.crane.initial_coordinates(init)
+        if static:
+            q = static_equilibrium(self.crane, q)
+        i = init if init is not None else FlexibleCraneInitialState()
+        u = np.zeros(self.n)
+        u[self.crane.joint_coords] = [i.u_c1_0, i.u_c2_0, i.u_c3_0]
+        return np.concatenate((q, u, np.zeros(3)))
+
+    def evaluate(self, t: float, x: np.ndarray, inputs: np.ndarray) -> dict:
+        n = self.n
+        return self.crane.evaluate(t, x[:n], x[n:2 * n], x[2 * n:], float(inputs[0]))
+
+    def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        ev = self.evaluate(t, x, inputs)
+        n = self.n
+        return np.concatenate((x[n:2 * n], ev["udot"], ev["zdot"])), ev
+
+    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        crane, n = self.crane, self.n
+        kin = aux["kin"]
+        q, u = x[:n], x[n:2 * n]
+        jc = crane.joint_coords
+        out = {"q_c1": q[jc[0]], "q_c2": q[jc[1]], "q_c3": q[jc[2]], "u_c1": u[jc[0]], "u_c2": u[jc[1]],
+               "u_c3": u[jc[2]]}
+        out.update(zip(("x_b", "y_b", "z_b", "psi_b", "theta_b", "phi_b"), q[:6]))
+        tip = crane.tip_position(kin)
+        out.update(tip_x=tip[0], tip_y=tip[1], tip_z=tip[2])
+        c = crane.constraint
+        out["z_E_programmed"] = quintic_rise(t, c.z_start, c.z_inc, c.t_c)[0] if c is not None else tip[2]
+        out["phi1"], out["phi2"] = aux["phi"]
+        for i, a in enumerate("xyz"):
+            out[f"constraint_force_{a}"] = aux["constraint_force"][i]
+        lam = aux["lam"] if len(aux["lam"]) else np.zeros(2)
+        out["lambda1"], out["lambda2"] = lam
+        for i in range(3):
+            out[f"friction_torque_{i + 1}"] = aux["friction_torque"][i]
+            out[f"bristle_z_{i + 1}"] = x[2 * n + i]
+            out[f"normal_force_{i + 1}"] = aux["normal_force"][i]
+        force, moment = crane.supports.resultant(kin)
+        for i, a in enumerate("xyz"):
+            out[f"support_force_{a}"] = force[i]
+            out[f"support_moment_{a}"] = moment[i]
+        out.update(link_deflection(crane, kin))
+        out["drive_torque"] = aux["drive"]
+        return {k: float(v) for k, v in out.items()}
+
+    def check_state(self, x: np.ndarray) -> None:
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"state became non-finite: {x}")
+
+
+def link_deflection(crane: FlexibleCrane, kin: Kinematics) -> dict:
+    """Tip of link (c,2) relative to its undeformed position, in the frame of the root element, and the
+    twist of the tip frame about the link axis."""
+    r0, rl = crane.i_root, crane.i_last
+    R0 = kin.rotation[r0]
+    tip = kin.origin[crane.i_link3]  # the link (c,3) pivot = end of link (c,2)
+    rel = R0.T @ (tip - kin.origin[r0])
+    Rrel = R0.T @ kin.rotation[rl]
+    return {"link2_deflection_y": rel[1], "link2_deflection_z": rel[2],
+            "link2_torsion": math.atan2(Rrel[2, 1], Rrel[2, 2])}
