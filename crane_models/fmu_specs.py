@@ -9,6 +9,7 @@ import dataclasses
 from .fmi_adapter import FmuSpec, FmuVariable, parameters_from_dataclasses
 from .knuckle_boom import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
                            KnuckleBoomModel, KnuckleBoomParameters)
+from .vessel_split_spec import crane_on_moving_base_spec, vessel_spec
 from .vessel_crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneController,
                            VesselCraneInitialState, VesselCraneModel, VesselCraneParameters)
 
@@ -85,3 +86,4 @@ def vessel_crane_spec() -> FmuSpec:
 
 
 SPECS = {"KnuckleBoomCrane": knuckle_boom_spec, "VesselCrane": vessel_crane_spec}
+SPECS.update({"CraneOnMovingBase": crane_on_moving_base_spec, "Vessel": vessel_spec})

@@ -1,0 +1,19 @@
+"""FMU ``CraneOnMovingBase``: maps FMI variables onto ``crane_models`` (no physics here)."""
+from pythonfmu import Fmi2Slave
+
+from crane_models.fmi_adapter import SlaveAdapter
+from crane_models.fmu_specs import crane_on_moving_base_spec
+
+
+class CraneOnMovingBase(Fmi2Slave):
+    author = "crane-cosim"
+    description = "Three-link crane on a moving base: vessel motion in, interface wrench on the vessel out (Cibicik & Egeland)"
+    _fmu_state_to_bytes = staticmethod(SlaveAdapter.state_to_bytes)
+    _fmu_state_from_bytes = staticmethod(SlaveAdapter.state_from_bytes)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        SlaveAdapter(self, crane_on_moving_base_spec())  # registers the variables, installs the FMI calls
+
+    def do_step(self, current_time, step_size):
+        return self.adapter.do_step(current_time, step_size)

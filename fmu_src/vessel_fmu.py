@@ -1,0 +1,19 @@
+"""FMU ``Vessel``: maps FMI variables onto ``crane_models`` (no physics here)."""
+from pythonfmu import Fmi2Slave
+
+from crane_models.fmi_adapter import SlaveAdapter
+from crane_models.fmu_specs import vessel_spec
+
+
+class Vessel(Fmi2Slave):
+    author = "crane-cosim"
+    description = "Vessel on cubic roll, pitch and yaw springs under an external wrench at the crane base (Cibicik & Egeland)"
+    _fmu_state_to_bytes = staticmethod(SlaveAdapter.state_to_bytes)
+    _fmu_state_from_bytes = staticmethod(SlaveAdapter.state_from_bytes)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        SlaveAdapter(self, vessel_spec())  # registers the variables, installs the FMI calls
+
+    def do_step(self, current_time, step_size):
+        return self.adapter.do_step(current_time, step_size)
