@@ -26,7 +26,8 @@ from crane_models.fmu_specs import SPECS
 HERE = Path(__file__).resolve().parent
 
 # FMU name -> slave script in fmu_src/.
-SLAVE_SCRIPTS = {"KnuckleBoomCrane": "knuckle_boom_crane_fmu.py", "VesselCrane": "vessel_crane_fmu.py"}
+SLAVE_SCRIPTS = {"KnuckleBoomCrane": "knuckle_boom_crane_fmu.py", "VesselCrane": "vessel_crane_fmu.py",
+                 "FlexibleCrane": "flexible_crane_fmu.py"}
 SLAVE_SCRIPTS.update({"CraneOnMovingBase": "crane_on_moving_base_fmu.py", "Vessel": "vessel_fmu.py"})
 
 DISPLAY_UNITS = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi)}

@@ -7,13 +7,14 @@ from __future__ import annotations
 import dataclasses
 
 from .fmi_adapter import FmuSpec, FmuVariable, parameters_from_dataclasses
+from .flexible_crane_spec import flexible_crane_spec
 from .knuckle_boom import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
                            KnuckleBoomModel, KnuckleBoomParameters)
 from .vessel_split_spec import crane_on_moving_base_spec, vessel_spec
 from .vessel_crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneController,
                            VesselCraneInitialState, VesselCraneModel, VesselCraneParameters)
 
-__all__ = ["knuckle_boom_spec", "vessel_crane_spec", "SPECS"]
+__all__ = ["knuckle_boom_spec", "vessel_crane_spec", "flexible_crane_spec", "SPECS"]
 
 SOLVER_PARAMETERS = [
     FmuVariable("max_step", "s", "largest internal integration step inside doStep", 0.01, low=0.0, high=1.0,
@@ -85,5 +86,5 @@ def vessel_crane_spec() -> FmuSpec:
                    stop_time=20.0, step_size=0.01)
 
 
-SPECS = {"KnuckleBoomCrane": knuckle_boom_spec, "VesselCrane": vessel_crane_spec}
+SPECS = {"KnuckleBoomCrane": knuckle_boom_spec, "VesselCrane": vessel_crane_spec, "FlexibleCrane": flexible_crane_spec}
 SPECS.update({"CraneOnMovingBase": crane_on_moving_base_spec, "Vessel": vessel_spec})

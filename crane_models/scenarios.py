@@ -125,3 +125,13 @@ def vessel_crane_hoisting(stop_time: float = 20.0) -> Scenario:
 
 
 SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting, "vessel_crane_hoisting": vessel_crane_hoisting}
+
+
+def _flexible_crane_scenarios() -> dict:
+    from .flexible_crane_scenarios import flexible_crane_paper  # it imports this module
+
+    return {"flexible_crane_rigid_lugre": lambda: flexible_crane_paper(n_rfe=1),
+            "flexible_crane_flexible4_lugre": lambda: flexible_crane_paper(n_rfe=4, stop_time=1.0)}
+
+
+SCENARIOS.update(_flexible_crane_scenarios())

@@ -1,0 +1,70 @@
+"""FMU ``FlexibleCrane``: variables and model factory (registered in :data:`fmu_specs.SPECS`)."""
+from __future__ import annotations
+
+import dataclasses
+
+from .fmi_adapter import BASE_UNITS, FmuSpec, FmuVariable, parameters_from_dataclasses
+from .flexible_crane import INPUTS, OUTPUTS, FlexibleCrane, FlexibleCraneModel, stable_step
+from .flexible_crane_parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
+                                        ProgrammedMotionParameters, SupportParameters)
+from .friction import FRICTION_MODELS
+
+__all__ = ["flexible_crane_spec", "PARAMETER_CLASSES"]
+
+# Units of this FMU's parameters that the shared table does not hold yet (SI base-unit exponents).
+for _unit, _base in {"Pa": {"kg": 1, "m": -1, "s": -2}, "m2": {"m": 2}, "m4": {"m": 4}, "1/rad": {"rad": -1},
+                     "s/rad": {"s": 1, "rad": -1}, "1/s": {"s": -1}, "1/s2": {"s": -2}}.items():
+    BASE_UNITS.setdefault(_unit, _base)
+
+PARAMETER_CLASSES = (FlexibleCraneParameters, SupportParameters, FrictionTable, ProgrammedMotionParameters,
+                     FlexibleCraneInitialState)
+
+SETTINGS = [
+    FmuVariable("n_rfe", "", "number of rigid finite elements of link (c,2), eq. (7) (1 = rigid link; paper: 4)",
+                4, "integer"),
+    FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer"),
+    FmuVariable("constraints_enabled", "", "programmed constraints (17), (22) on E on (true) or off", True, "boolean"),
+    FmuVariable("paper_torque_enabled", "", "apply the driving torque pulse of eq. (21) (added to the input)",
+                True, "boolean"),
+    FmuVariable("start_static", "", "start from the static equilibrium at the joint angles (23) instead of the "
+                "undeformed state of the paper", False, "boolean"),
+    FmuVariable("max_step", "s", "largest internal step inside doStep; the model lowers it to 1.5/omega_max "
+                "of its stiffest mode (RK23 stability)", 0.01, low=0.0, high=1.0, low_open=True),
+    # 1e-6: the undamped support and element modes (the paper omits damping) must be followed in phase
+    # for the joint normal forces to stay within 0.1 % of the reference (1e-5 left 0.5 % in f_n of the
+    # column, whose horizontal load is the base's vibration).
+    FmuVariable("rtol", "", "relative tolerance of the internal integrator (Bogacki-Shampine 3(2))", 1e-6,
+                low=1e-12, high=1e-2),
+]
+
+
+def _split(values: dict, cls):
+    return cls(**{f.name: float(values[f.name]) for f in dataclasses.fields(cls)})
+
+
+def build_model(values: dict) -> tuple:
+    """``(model, x0, CoSimulation options)`` from FMU parameter values (defaults for missing ones)."""
+    defaults = {v.name: v.start for v in flexible_crane_spec().parameters}
+    values = {**defaults, **values}
+    code = int(values["friction_model"])
+    if code not in FRICTION_MODELS:
+        raise ValueError(f"friction_model = {code} must be 0 (none), 1 (Dahl) or 2 (LuGre)")
+    init = _split(values, FlexibleCraneInitialState)
+    crane = FlexibleCrane(_split(values, FlexibleCraneParameters), _split(values, SupportParameters),
+                          _split(values, FrictionTable), _split(values, ProgrammedMotionParameters),
+                          n_rfe=int(values["n_rfe"]), friction_model=FRICTION_MODELS[code],
+                          constraints_enabled=bool(values["constraints_enabled"]),
+                          paper_torque_enabled=bool(values["paper_torque_enabled"]), init=init)
+    model = FlexibleCraneModel(crane)
+    x0 = model.initial_state(init, static=bool(values["start_static"]))
+    max_step = min(float(values["max_step"]), stable_step(crane, x0[:crane.n]))
+    return model, x0, {"max_step": max_step, "rtol": float(values["rtol"])}
+
+
+def flexible_crane_spec() -> FmuSpec:
+    params = parameters_from_dataclasses(*(cls() for cls in PARAMETER_CLASSES)) + SETTINGS
+    inputs = [FmuVariable(n, u, d, 0.0) for n, u, d in INPUTS]
+    outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in OUTPUTS]
+    return FmuSpec("FlexibleCrane", "Crane on flexible supports with a flexible link (RFEM), Dahl/LuGre joint "
+                   "friction and programmed motion of the end effector (Jarzebowska, Urbas & Augustynek 2019)",
+                   params, inputs, outputs, build_model, stop_time=10.0, step_size=0.01)
