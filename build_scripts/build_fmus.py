@@ -150,7 +150,7 @@ def _rewrite_model_description(fmu_path: Path, spec) -> None:
 
 
 def build_all(out_dir: Path, fmi_version: int = 2) -> list:
-    """Build every FMU into ``out_dir`` and write ``manifest.json`` beside them."""
+    """Build every FMU into ``out_dir`` and write ``manifest.json`` (and the OSP files) beside them."""
     out_dir = Path(out_dir)
     paths = [build_fmu(name, out_dir, fmi_version) for name in SPECS]
     manifest = {
@@ -160,6 +160,10 @@ def build_all(out_dir: Path, fmi_version: int = 2) -> list:
                   "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in paths],
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    if fmi_version == 2:  # OSP files for the Vessel + CraneOnMovingBase pair, generated from the specs
+        from crane_models.osp import write_osp_files
+
+        write_osp_files(out_dir)
     return paths
 
 

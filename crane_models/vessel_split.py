@@ -46,7 +46,7 @@ from .vessel_crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneContro
 
 __all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
            "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rates", "euler_accelerations",
-           "MOTION", "WRENCH", "CRANE_INPUTS", "CRANE_OUTPUTS", "VESSEL_INPUTS", "VESSEL_OUTPUTS"]
+           "MOTION", "WRENCH", "BASE_VELOCITY", "CRANE_INPUTS", "CRANE_OUTPUTS", "VESSEL_INPUTS", "VESSEL_OUTPUTS"]
 
 
 def _subset(name: str, source, fields: tuple):
@@ -118,7 +118,10 @@ _ON_VESSEL = "{} the crane exerts on the vessel at the crane base (origin of Fra
 WRENCH = ([(f"interface_force_{a}", "N", _ON_VESSEL.format("force", a)) for a in "xyz"]
           + [(f"interface_moment_{a}", "N.m", _ON_VESSEL.format("moment", a)) for a in "xyz"])
 
-CRANE_INPUTS = tuple(VC_INPUTS) + tuple(MOTION)
+BASE_VELOCITY = [(f"base_velocity_{a}", "m/s", f"velocity of the crane base point, {a} in {_F1}") for a in "xyz"]
+# The crane also accepts the base velocity, which its dynamics do not need (Galilean invariance): with it
+# force and velocity form the OSP linear mechanical port of the interface.
+CRANE_INPUTS = tuple(VC_INPUTS) + tuple(MOTION) + tuple(BASE_VELOCITY)
 _CRANE_COORDS = {4: "slewing angle", 5: "inner boom angle", 6: "outer boom angle"}
 CRANE_OUTPUTS = tuple(
     [(f"q{i}", "rad", f"{d} q{i}") for i, d in _CRANE_COORDS.items()]
@@ -129,10 +132,7 @@ CRANE_OUTPUTS = tuple(
     + [(f"applied_joint{i}_torque", "N.m", f"total torque in joint {i}: PD effort (63) plus input") for i in (4, 5, 6)]
 )
 VESSEL_INPUTS = tuple(WRENCH)
-VESSEL_OUTPUTS = tuple(
-    MOTION
-    + [(f"base_velocity_{a}", "m/s", f"velocity of the crane base point, {a} in {_F1}") for a in "xyz"]
-)
+VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 
 # Coordinates of the split crane's tree: 0-2 roll, pitch, yaw (as in VesselCrane), 3-5 crane, 6-8 base x, y, z.
 _BASE_SPEEDS = np.array([0, 1, 2, 6, 7, 8])
@@ -181,7 +181,7 @@ class CraneOnMovingBaseModel:
 
     def base_state(self, x: np.ndarray, inputs: np.ndarray) -> tuple:
         """Full ``(q, u)`` of the tree and the prescribed ``u̇_p`` from the motion inputs."""
-        m = inputs[6:]
+        m = inputs[6:18]
         angles, omega, alpha, acc = m[:3], m[3:6], m[6:9], m[9:12]
         rates = euler_rates(angles, omega)
         q = np.concatenate((angles, x[:3], np.zeros(3)))

@@ -32,6 +32,11 @@ def evaluate(model, x, inputs):
     return xdot, model.outputs(0.0, np.asarray(x, float), np.asarray(inputs, float), aux)
 
 
+def crane_inputs(*parts) -> np.ndarray:
+    """Set-points and torques, base motion, and a base velocity (which the dynamics must ignore)."""
+    return np.concatenate(parts + ([0.7, -0.3, 0.2],))
+
+
 def wrench_on_vessel(mono_out) -> np.ndarray:
     """Minus the monolithic constraint wrench on the crane (Frame 1) and minus the slewing torque (z1 = z2)."""
     f = [-mono_out[f"interface_f1_force_{a}"] for a in "xyz"]
@@ -52,7 +57,7 @@ def test_split_reproduces_the_monolithic_equations_of_motion(models, q, u, input
     xdot_v, out_v = evaluate(vessel, np.concatenate((q[:3], u[:3])), wrench)
     assert np.allclose(xdot_v[3:], xdot[6:9], rtol=0, atol=1e-10 * np.abs(xdot[6:9]).max())
     motion = [out_v[n] for n, _, _ in MOTION]
-    xdot_c, out_c = evaluate(crane, np.concatenate((q[3:], u[3:])), np.concatenate((inputs, motion)))
+    xdot_c, out_c = evaluate(crane, np.concatenate((q[3:], u[3:])), crane_inputs(inputs, motion))
     assert np.allclose(xdot_c[3:], xdot[9:], rtol=0, atol=1e-10 * np.abs(xdot[9:]).max())
     got = np.array([out_c[n] for n, _, _ in WRENCH])
     assert np.allclose(got, wrench, rtol=0, atol=1e-10 * np.abs(wrench).max())
@@ -95,7 +100,7 @@ def test_crane_at_rest_on_a_base_at_rest_loads_the_vessel_with_its_weight(models
     of V (~3e-8 N·m): 1e-6."""
     _, crane, _ = models
     motion = np.concatenate((q[:3], np.zeros(9)))
-    xdot, out = evaluate(crane, np.concatenate((q[3:], np.zeros(3))), np.concatenate((hold_inputs(q), motion)))
+    xdot, out = evaluate(crane, np.concatenate((q[3:], np.zeros(3))), crane_inputs(hold_inputs(q), motion))
     assert np.abs(xdot[3:]).max() < 1e-8  # over joint inertias ≥ ~5 kg·m²
     frames, _ = fk(q)
     R1, o2 = frames["vessel"][0], frames["king"][1]
@@ -115,7 +120,7 @@ def test_base_acceleration_acts_as_gravity(models, q, u, inputs, acc):
     Frame 1 agree to round-off (1e-10 of the largest entry)."""
     _, crane, _ = models
     x = np.concatenate((q[3:], u[3:]))
-    xdot_a, out_a = evaluate(crane, x, np.concatenate((inputs, np.zeros(9), acc)))
+    xdot_a, out_a = evaluate(crane, x, crane_inputs(inputs, np.zeros(9), acc))
     g_eff = np.array([0.0, 0.0, -G]) - acc
     norm = float(np.linalg.norm(g_eff))
     d = -g_eff / norm  # the base's z axis in its own coordinates must see gravity along -z: R_1 d = e_z
@@ -123,7 +128,7 @@ def test_base_acceleration_acts_as_gravity(models, q, u, inputs, acc):
     roll = math.atan2(d[1], d[2])
     assert np.allclose((Ry(pitch) @ Rx(roll)).T @ [0, 0, -norm], g_eff, atol=1e-12)
     tilted = CraneOnMovingBaseModel(CraneOnMovingBaseParameters(g=norm), crane.controller)
-    xdot_g, out_g = evaluate(tilted, x, np.concatenate((inputs, [roll, pitch, 0.0], np.zeros(9))))
+    xdot_g, out_g = evaluate(tilted, x, crane_inputs(inputs, [roll, pitch, 0.0], np.zeros(9)))
     assert np.allclose(xdot_a, xdot_g, rtol=0, atol=1e-10 * np.abs(xdot_g).max())
     names = [n for n, _, _ in WRENCH]
     a, b = np.array([out_a[n] for n in names]), np.array([out_g[n] for n in names])
