@@ -352,7 +352,7 @@ OUTPUTS = (
      ("constraint_force_x", "N", "programmed-constraint force on E, x in Frame 0"),
      ("constraint_force_y", "N", "programmed-constraint force on E, y in Frame 0"),
      ("constraint_force_z", "N", "programmed-constraint force on E, z in Frame 0"),
-     ("lambda1", "", "Lagrange multiplier of Phi_1 (N per unit of Phi_1... x m), see docs"),
+     ("lambda1", "N.m", "Lagrange multiplier of Phi_1: the constraint force on E is (dPhi/dp)^T lambda"),
      ("lambda2", "N", "Lagrange multiplier of Phi_2 (vertical constraint force)")]
     + [(f"friction_torque_{i}", "N.m", f"friction torque t_f in joint {i} (13), on the outboard body about the "
         "joint axis") for i in (1, 2, 3)]
