@@ -3,18 +3,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from .fmi_adapter import BASE_UNITS, FmuSpec, FmuVariable, parameters_from_dataclasses
+from .fmi_adapter import FmuSpec, FmuVariable, parameters_from_dataclasses
 from .flexible_crane import INPUTS, OUTPUTS, FlexibleCrane, FlexibleCraneModel, stable_step
 from .flexible_crane_parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
                                         ProgrammedMotionParameters, SupportParameters)
 from .friction import FRICTION_MODELS
 
 __all__ = ["flexible_crane_spec", "PARAMETER_CLASSES"]
-
-# Units of this FMU's parameters that the shared table does not hold yet (SI base-unit exponents).
-for _unit, _base in {"Pa": {"kg": 1, "m": -1, "s": -2}, "m2": {"m": 2}, "m4": {"m": 4}, "1/rad": {"rad": -1},
-                     "s/rad": {"s": 1, "rad": -1}, "1/s": {"s": -1}, "1/s2": {"s": -2}}.items():
-    BASE_UNITS.setdefault(_unit, _base)
 
 PARAMETER_CLASSES = (FlexibleCraneParameters, SupportParameters, FrictionTable, ProgrammedMotionParameters,
                      FlexibleCraneInitialState)
