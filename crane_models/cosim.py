@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .fmu_specs import SPECS
-from .scenarios import Scenario
+from .scenario import Scenario
 from .simulation import simulate_reference
 
 __all__ = ["run_fmu", "run_fmu_manual", "run_standalone", "max_relative_deviation", "communication_grid",

@@ -8,7 +8,7 @@ bench_flexible_crane.py``); ``examples/flexible_crane_figures.py`` runs every ca
 from __future__ import annotations
 
 from .flexible_crane import INPUTS
-from .scenarios import Scenario
+from .scenario import Scenario
 
 __all__ = ["flexible_crane_paper", "FIGURES"]
 

@@ -1,45 +1,13 @@
 """Demo scenarios: input signals and start values for each FMU, shared by demo, tests and benchmarks."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
 import numpy as np
 
 from .knuckle_boom import INPUTS
+from .scenario import Scenario, smoothstep
 from .vessel_crane import INPUTS as VC_INPUTS, VesselCraneInitialState
 
 __all__ = ["Scenario", "smoothstep", "knuckle_boom_hoisting", "vessel_crane_hoisting", "SCENARIOS"]
-
-
-def smoothstep(t: float, t0: float, t1: float, a: float, b: float) -> float:
-    """Quintic transition from ``a`` at ``t0`` to ``b`` at ``t1`` with zero speed and acceleration at both ends."""
-    if t <= t0:
-        return a
-    if t >= t1:
-        return b
-    s = (t - t0) / (t1 - t0)
-    return a + (b - a) * s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
-
-
-@dataclass
-class Scenario:
-    name: str
-    fmu: str
-    stop_time: float
-    input_names: list
-    signals: Callable[[float], list]  # t -> input values in the order of input_names
-    start_values: dict = field(default_factory=dict)
-    figures: list = field(default_factory=list)  # (file stem, title, [(output, label)], y label)
-
-    def inputs_at(self, t: float) -> np.ndarray:
-        return np.asarray(self.signals(t), dtype=float)
-
-    def input_table(self, times: np.ndarray) -> np.ndarray:
-        """Structured array for ``fmpy.simulate_fmu(input=...)``: one row per communication point."""
-        dtype = [("time", np.float64)] + [(n, np.float64) for n in self.input_names]
-        rows = [(t, *self.signals(t)) for t in times]
-        return np.array(rows, dtype=dtype)
 
 
 def _kb_signals(t: float) -> list:
@@ -128,7 +96,7 @@ SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting, "vessel_crane_hoist
 
 
 def _flexible_crane_scenarios() -> dict:
-    from .flexible_crane_scenarios import flexible_crane_paper  # it imports this module
+    from .flexible_crane_scenarios import flexible_crane_paper
 
     return {"flexible_crane_rigid_lugre": lambda: flexible_crane_paper(n_rfe=1),
             "flexible_crane_flexible4_lugre": lambda: flexible_crane_paper(n_rfe=4, stop_time=1.0)}
