@@ -140,21 +140,3 @@ def test_native_host_ecos_cli_exits_cleanly(kb_fmu, tmp_path):
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"
     lines = (tmp_path / "KnuckleBoomCrane.csv").read_text().splitlines()
     assert len(lines) >= 50 and "joint1_force_z" in lines[0]  # it really simulated
-
-
-def test_fmu_code_does_not_import_scipy(kb_fmu, tmp_path):
-    """The cause of the native-host crashes stays out of the FMU: importing the bundled slave module (what
-    pythonfmu does on instantiate) must not load scipy at all -- scipy.integrate (scipy._lib._uarray)
-    crashes the ecos CLI at exit, scipy.linalg (its libgfortran) fmuCheck, and with many
-    instantiate/free cycles under fmpy the exit aborted with 'corrupted double-linked list'."""
-    import zipfile
-
-    with zipfile.ZipFile(kb_fmu) as z:
-        z.extractall(tmp_path)
-    resources = tmp_path / "resources"
-    module = (resources / "slavemodule.txt").read_text().strip()
-    code = (f"import sys; sys.path.insert(0, {str(resources)!r}); import {module}; "
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'scipy')[:5]; "
-            "print('LOADED', bad); sys.exit(1 if bad else 0)")
-    proc = run([sys.executable, "-c", code], cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]

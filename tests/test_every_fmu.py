@@ -52,7 +52,10 @@ def test_passes_fmpy_validation(fmu_dir, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fmu_code_imports_no_scipy(fmu_dir, name, tmp_path):
-    """See tests/test_clean_exit.py: scipy inside an FMU crashes native hosts at exit."""
+    """The cause of the exit crashes stays out of every FMU: importing the bundled slave module (what
+    pythonfmu does on instantiate) must load no scipy -- scipy.integrate (scipy._lib._uarray) crashed the
+    ecos CLI at exit, scipy.linalg (its libgfortran) fmuCheck, and with many instantiate/free cycles under
+    fmpy the exit aborted with 'corrupted double-linked list' (tests/test_clean_exit.py, test_fmu_memory.py)."""
     with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
         z.extractall(tmp_path)
     resources = tmp_path / "resources"
