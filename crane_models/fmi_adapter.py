@@ -252,7 +252,10 @@ class SlaveAdapter:
             self.sim.set_inputs(inputs)
             self.sim.step(float(step_size))
             self.values["time"] = self.sim.t
-            self._refresh_outputs()
+            # Outputs (reaction wrenches cost about as much as a model evaluation) are computed when a
+            # host first reads one, from the integrator's last stage: a host that reads a few outputs,
+            # or not every step, does not pay for all of them.
+            self._outputs_valid = False
             return True
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"step from t = {current_time!r} s with h = {step_size!r} s failed: {exc}; "
