@@ -1,10 +1,11 @@
 """Issue 5, item 4: no memory leak of our own across FMU life cycles (benchmarks/bench_memory.py, run in
 a fresh subprocess).
 
-RSS is read after ``gc.collect()`` once the allocator has warmed up. Bounds: reset-and-reuse of one
-instance must stay flat (< 0.5 kB per cycle, i.e. < 250 kB over 500 cycles, where a leak of one
-Kinematics object per cycle would already add ~5 kB); instantiate/free may cost what pythonfmu itself
-costs for a do-nothing FMU with the same interface, plus < 4 kB per cycle.
+RSS is read after ``gc.collect()`` once the allocator has warmed up (from cycle n/3 on). Bounds:
+reset-and-reuse of one instance must stay flat -- below 1 kB per cycle, while leaking one evaluation's
+``Kinematics`` (P, Ṗ, [P | Ṗ], rotations: > 5 kB) per cycle would exceed it five times; allocator
+warm-up alone was measured at 0.0-0.5 kB per cycle over 1000 cycles. Instantiate/free may cost what
+pythonfmu itself costs for a do-nothing FMU with the same interface, plus < 4 kB per cycle.
 """
 import json
 import subprocess
@@ -40,7 +41,7 @@ def fmus(tmp_path_factory):
 
 def test_reset_and_reuse_stays_flat(fmus):
     crane, _ = fmus
-    assert growth("reuse", crane, 1000) < 0.5
+    assert growth("reuse", crane, 1500) < 1.0
 
 
 def test_instantiate_free_adds_no_leak_of_its_own(fmus):
