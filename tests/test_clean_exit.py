@@ -20,6 +20,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from fmu_helpers import build_fmus  # noqa: E402
 from engine_runs import NO_TBB, tbb_missing  # noqa: E402
 from test_engines import libpython  # noqa: E402
 
@@ -89,11 +90,7 @@ SEQUENCES = {
 
 @pytest.fixture(scope="module")
 def kb_fmu(tmp_path_factory):
-    from crane_cosim_build.build_fmus import build_all
-
-    out = tmp_path_factory.mktemp("fmus_exit")
-    build_all(out)
-    return out / "KnuckleBoomCrane.fmu"
+    return build_fmus(tmp_path_factory) / "KnuckleBoomCrane.fmu"
 
 
 def run(args, **kwargs):

@@ -27,6 +27,7 @@ from crane_models.cosim import max_relative_deviation, output_units, run_fmu
 from crane_models.scenarios import knuckle_boom_hoisting
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fmu_helpers import build_fmus  # noqa: E402
 from engine_runs import NO_TBB, run_ecos, run_libcosim, tbb_missing  # noqa: E402
 
 TOL = 1e-3  # 0.1 % of range
@@ -35,11 +36,7 @@ STEP = 0.01
 
 @pytest.fixture(scope="module")
 def kb_fmu(tmp_path_factory):
-    from crane_cosim_build.build_fmus import build_all
-
-    out = tmp_path_factory.mktemp("fmus_engines")
-    build_all(out)
-    return out / "KnuckleBoomCrane.fmu"
+    return build_fmus(tmp_path_factory) / "KnuckleBoomCrane.fmu"
 
 
 @pytest.fixture(scope="module")

@@ -33,13 +33,17 @@ def real_outputs(spec) -> list:
     return [v.name for v in spec.outputs if v.kind == "real"]
 
 
+def set_random_inputs(s: Slave, spec, rng) -> None:
+    for v in spec.inputs:
+        scale = 0.05 * max(abs(v.start), 1.0) if v.unit in ("rad", "m") else 1.0
+        s.set(v.name, v.start + scale * rng.uniform(-1, 1))
+
+
 def drive(s: Slave, spec, n: int, seed: int) -> list:
     rng = np.random.default_rng(seed)
     rows = []
     for _ in range(n):
-        for v in spec.inputs:
-            scale = 0.05 * max(abs(v.start), 1.0) if v.unit in ("rad", "m") else 1.0
-            s.set(v.name, v.start + scale * rng.uniform(-1, 1))
+        set_random_inputs(s, spec, rng)
         assert s.step(STEP) == 0
         rows.append([s.get(n) for n in real_outputs(spec)])
     return rows
@@ -113,9 +117,7 @@ def test_different_fmus_share_one_process(fmu_dir):
     for _ in range(10):
         for name, s in slaves.items():
             spec = SPECS[name]()
-            for v in spec.inputs:
-                scale = 0.05 * max(abs(v.start), 1.0) if v.unit in ("rad", "m") else 1.0
-                s.set(v.name, v.start + scale * rngs[name].uniform(-1, 1))
+            set_random_inputs(s, spec, rngs[name])
             assert s.step(STEP) == 0
             rows[name].append([s.get(n) for n in real_outputs(spec)])
     for name in NAMES:
@@ -141,9 +143,7 @@ def test_an_error_in_one_instance_leaves_another_untouched(fmu_dir, name):
     for k in range(6):
         a.set(spec.inputs[k % len(spec.inputs)].name, math.nan)
         assert a.step(STEP) == 2 and a.step(-1.0) == 2
-        for v in spec.inputs:
-            scale = 0.05 * max(abs(v.start), 1.0) if v.unit in ("rad", "m") else 1.0
-            b.set(v.name, v.start + scale * rng.uniform(-1, 1))
+        set_random_inputs(b, spec, rng)
         assert b.step(STEP) == 0
         rows.append([b.get(n) for n in real_outputs(spec)])
     assert rows == expected
