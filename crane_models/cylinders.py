@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CylinderGeometry", "CylinderOutOfRange"]
+__all__ = ["CylinderGeometry", "CylinderAngleMap", "CylinderOutOfRange"]
 
 
 class CylinderOutOfRange(ValueError):
@@ -98,10 +98,35 @@ class CylinderGeometry:
         self._cache["last"] = (q, out)
         return out
 
-    def alpha_map(self, q: float) -> tuple:
-        a, _, da, _, dda, _ = self.rates(q)
-        return a, da, dda
+    @property
+    def alpha_map(self) -> "CylinderAngleMap":
+        """``q ↦ (α, dα/dq, d²α/dq²)``: the joint map of Link k (kane.JointMap)."""
+        return CylinderAngleMap(self, "alpha")
 
-    def beta_map(self, q: float) -> tuple:
-        _, b, _, db, _, ddb = self.rates(q)
-        return b, db, ddb
+    @property
+    def beta_map(self) -> "CylinderAngleMap":
+        """``q ↦ (β, dβ/dq, d²β/dq²)``: the joint map of the barrel."""
+        return CylinderAngleMap(self, "beta")
+
+
+@dataclass(frozen=True)
+class CylinderAngleMap:
+    """One angle of the loop as a function of the piston extension, for :class:`kane.Body`.
+
+    ``native`` describes the same map to the compiled kernel (``_native/multibody.c``,
+    ``cylinder_angle``), which evaluates (29)-(30), (37), (40) itself instead of calling back into Python.
+    """
+
+    geometry: CylinderGeometry
+    angle: str  # "alpha" (29) or "beta" (30)
+
+    def __call__(self, q: float) -> tuple:
+        a, b, da, db, dda, ddb = self.geometry.rates(q)
+        return (a, da, dda) if self.angle == "alpha" else (b, db, ddb)
+
+    @property
+    def native(self) -> tuple:
+        g = self.geometry
+        c = g._cache
+        lo, hi = c["range"]
+        return ("cylinder_" + self.angle, (g.lb, g.b1, g.b2, c["alpha0"], c["beta0"], g.ap, g.ep, lo, hi))

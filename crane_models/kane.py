@@ -23,6 +23,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from .kane_native import NativeSystem, library
 from .screws import axis_rotation, combined_screw_transform, screw_reference_transform, skew
 
 __all__ = ["Body", "JointMap", "MultibodySystem", "Kinematics", "twists_by_screw_transformations"]
@@ -99,12 +100,16 @@ class Kinematics:
     PP: Optional[np.ndarray] = None  # [P | Ṗ] as (nb, 2, 3, 2n), used by the fast paths
     G: Optional[np.ndarray] = None  # ∂θ̇_k/∂u, (nb, n)
     cog_jacobian: Optional[np.ndarray] = None  # ∂(COG velocity in Frame 0)/∂u, (nb, 3, n)
+    M: Optional[np.ndarray] = None  # mass matrix (44), when the compiled kernel computed it
+    C: Optional[np.ndarray] = None  # Coriolis matrix (44), idem
+    mgz: Optional[np.ndarray] = None  # Σ m_k ∂ż_k/∂u, the weight term of (46), idem
+    record: Optional[np.ndarray] = None  # the kernel's record behind all the arrays above
 
 
 class MultibodySystem:
     """A tree of rigid bodies with one scalar joint each; the generalized speeds are ``u = q̇``."""
 
-    def __init__(self, bodies: Sequence[Body], n_coordinates: int):
+    def __init__(self, bodies: Sequence[Body], n_coordinates: int, native: bool = True):
         names = [b.name for b in bodies]
         if len(set(names)) != len(names):
             raise ValueError("body names must be unique")
@@ -142,6 +147,8 @@ class MultibodySystem:
         self.local_mass_matrix[:, 3:, 3:] = self.mass[:, None, None] * np.eye(3)
         self._mass3 = self.mass[:, None, None]
         self._prepare_fast_paths()
+        lib = library() if native else None
+        self.native = NativeSystem(lib, self) if lib is not None else None
 
     # -- kinematics ------------------------------------------------------------------------------
     def _prepare_fast_paths(self) -> None:
@@ -197,6 +204,8 @@ class MultibodySystem:
         Screws are stored as (…, 2, 3) arrays -- angular and linear half -- so that one batched product
         rotates or shifts both halves of ``P`` and ``Ṗ`` together.
         """
+        if self.native is not None:
+            return self._native_kinematics(q, u)
         q = np.asarray(q, dtype=float)
         u = np.asarray(u, dtype=float)
         nb, n = self.nb, self.n
@@ -245,6 +254,20 @@ class MultibodySystem:
         Pd = PP[..., n:].reshape(nb, 6, n)
         return Kinematics(q, u, R0, o, cog, P, Pd, twist.reshape(nb, 6), theta, theta_dot, PP, G, JJ[:, 1, :, :n])
 
+    def _native_kinematics(self, q: np.ndarray, u: np.ndarray) -> Kinematics:
+        """:meth:`kinematics`, plus ``M``, ``C`` and the weight term, from the compiled kernel."""
+        rec, q, u, R, o, cog, P, Pd, tw, th, thd, G, cj, M, C, mgz = self.native.evaluate(q, u)
+        return Kinematics(q, u, R, o, cog, P, Pd, tw, th, thd, None, G, cj, M, C, mgz, rec)
+
+    def solve(self, M: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``M⁻¹ b`` for the (symmetric positive definite) mass matrix: Cholesky in the kernel when it is
+        loaded, :func:`solve_spd` otherwise (and for a matrix that is not positive definite)."""
+        if self.native is not None and b.ndim == 1 and len(b) == self.n:
+            x = self.native.solve_spd(M, b)
+            if x is not None:
+                return x
+        return solve_spd(M, b)
+
     # -- equations of motion (43)-(46) -------------------------------------------------------------
     def mass_and_coriolis(self, kin: Kinematics) -> tuple:
         """``M = Σ P_kᵀ D_k P_k`` and ``C = Σ P_kᵀ (D_k Ṗ_k + G_k P_k)`` of eq. (44), in one pass.
@@ -254,6 +277,8 @@ class MultibodySystem:
         makes ``Ṁ − 2C`` skew-symmetric as stated below (45); with ``W_k D_k`` that holds only for
         spherical inertia tensors.
         """
+        if kin.M is not None:
+            return kin.M, kin.C
         n = self.n
         PP = kin.PP
         w = kin.twist[:, :3]
@@ -280,6 +305,8 @@ class MultibodySystem:
     def gravity_forces(self, kin: Kinematics, g: float) -> np.ndarray:
         """Generalized gravity forces ``Σ P_kᵀ Π W_g`` (46), evaluated in Frame 0 where the weights are
         constant: ``−g Σ m_k ∂ż_k/∂u``."""
+        if kin.mgz is not None:
+            return -g * kin.mgz
         return -g * (self.mass @ kin.cog_jacobian[:, 2, :])
 
     def joint_forces(self, kin: Kinematics, bodies: Sequence[int], efforts: np.ndarray) -> np.ndarray:
@@ -297,7 +324,7 @@ class MultibodySystem:
     def accelerations(self, kin: Kinematics, tau: np.ndarray) -> tuple:
         """Solve (43) for ``u̇``; returns ``(u̇, M, C)``."""
         M, C = self.mass_and_coriolis(kin)
-        return solve_spd(M, tau - C @ kin.u), M, C
+        return self.solve(M, tau - C @ kin.u), M, C
 
     def accelerations_with_prescribed(self, kin: Kinematics, tau: np.ndarray, prescribed: Sequence[int],
                                       prescribed_udot: np.ndarray) -> tuple:

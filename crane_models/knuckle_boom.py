@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cylinders import CylinderGeometry
-from .kane import Body, Kinematics, MultibodySystem, solve_spd
+from .kane import Body, Kinematics, MultibodySystem
 from .parameters import ParameterError, param, validate
 from .reactions import CylinderUnit, ReactionSolver
 
@@ -210,10 +210,7 @@ class KnuckleBoomCrane:
     def reactions(self, kin: Kinematics, udot: np.ndarray, wrenches: np.ndarray) -> dict:
         """Joint 1 in Frame 0, Joint 2 in Frame 2, Joint 3 in Frame 3 (69)-(74), and the reaction
         wrenches on barrel and piston of each cylinder at their supports (cylinder frame)."""
-        rs = self.reaction_solver
-        total = rs.total_wrenches(kin, wrenches, udot)
-        supports = rs.cylinder_support_wrenches(kin, total)
-        joints = rs.joint_reactions(kin, total, supports)
+        _, supports, joints = self.reaction_solver.solve(kin, wrenches, udot)
         ix = self.system.index
         r1 = joints[ix["king"]]
         r1 = np.concatenate((kin.rotation[ix["king"]] @ r1[:3], kin.rotation[ix["king"]] @ r1[3:]))
@@ -357,7 +354,7 @@ class KnuckleBoomModel:
         d_effort = delta[:3].copy()
         if self.controller_enabled:
             d_effort += self._kp * delta[3:6]
-        udot = udot + solve_spd(M, self.crane.system.joint_forces(kin, self.crane.actuated, d_effort))
+        udot = udot + self.crane.system.solve(M, self.crane.system.joint_forces(kin, self.crane.actuated, d_effort))
         return np.concatenate((kin.u, udot)), (kin, udot, effort + d_effort, stop, active, M)
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:

@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from .kane import Kinematics, MultibodySystem, skew_stack
+from .kane_native import NativeReactions
 
 __all__ = [
     "CylinderUnit",
@@ -102,6 +103,21 @@ class ReactionSolver:
         owner = np.array(item_owner, dtype=int)
         self._mask = np.where(owner >= 0, outboard[:, np.maximum(owner, 0)], 0.0)  # ground-supported: none
         self._cyl_rows = np.array(cyl_bodies, dtype=int)
+        self.native = None
+        if system.native is not None:
+            self.native = NativeReactions(system.native, self._item_body, self.structural, self._mask,
+                                          self.cylinders, self._support_maps)
+
+    def solve(self, kin: Kinematics, external: np.ndarray, udot: np.ndarray) -> tuple:
+        """``(W_t, supports, W_r)``: total wrenches (49), the support wrenches (53) of every cylinder as a
+        (ncyl, 2, 6) array and the joint reactions (56) -- the three steps below in one call (in the
+        compiled kernel when the kinematics came from it)."""
+        if self.native is not None and kin.record is not None:
+            return self.native.evaluate(kin.record, udot, external)
+        total = self.total_wrenches(kin, external, udot)
+        supports = self.cylinder_support_wrenches(kin, total)
+        joints = self.joint_reactions(kin, total, supports)
+        return total, np.array(supports).reshape(len(self.cylinders), 2, 6), joints
 
     def total_wrenches(self, kin: Kinematics, external: np.ndarray, udot: np.ndarray) -> np.ndarray:
         """``W_t = W_e − W_in`` of eq. (49) for every body, ``[f; n]`` at the COG in body coordinates."""

@@ -7,6 +7,7 @@ keep each model in its valid range (5 % of a set-point's scale, 1 % of the large
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 import zipfile
@@ -69,6 +70,23 @@ def test_fmu_code_imports_no_scipy(fmu_dir, name, tmp_path):
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fmu_carries_and_loads_its_compiled_kernel(fmu_dir, name, tmp_path):
+    """Each FMU bundles the compiled dynamics kernel and its own copy of crane_models loads that copy
+    (not the installed package's), so the FMU runs at full speed on a machine without crane-cosim."""
+    if os.environ.get("CRANE_COSIM_NATIVE") == "0":
+        pytest.skip("kernel disabled by CRANE_COSIM_NATIVE=0")
+    with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
+        z.extractall(tmp_path)
+    resources = tmp_path / "resources"
+    bundle = next(p.name for p in resources.iterdir() if p.name.endswith("_crane_models"))
+    code = (f"import sys; sys.path.insert(0, {str(resources)!r}); from {bundle} import kane_native; "
+            "lib = kane_native.library(); print(lib._name if lib else None)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().startswith(str(resources / bundle / "_native" / "multibody")), proc.stdout
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,0 +1,403 @@
+/* Compiled kernel of crane_models.kane.MultibodySystem: kinematics, projection matrices and the
+ * equations of motion of a tree of rigid bodies (Cibicik & Egeland 2018, eqs. (16)-(28), (43)-(46)).
+ *
+ * It computes exactly what the numpy reference in kane.py computes, body by body instead of batched:
+ * the numpy version is the specification, tests/test_native.py checks that both agree to rounding.
+ * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
+ * FMU host may embed. Arrays are row-major doubles; all sizes come from the model record.
+ */
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+    int nb, n;
+    const int *parent;      /* index of the parent body, -1 for the root */
+    const int *coord;       /* generalized coordinate driving the joint, -1 for a fixed joint */
+    const int *jtype;       /* 0 fixed, 1 revolute, 2 prismatic */
+    const int *custom_map;  /* 0 identity, 1 supplied by the caller in maps, 2/3 cylinder alpha/beta */
+    const double *map_par;  /* (nb, 9) parameters of the kernel's own maps (see cylinder_angle) */
+    const double *axis;     /* (nb, 3) joint axis, body coordinates, unit length */
+    const double *offset;   /* (nb, 3) joint origin in parent coordinates */
+    const double *rotation0;/* (nb, 3, 3) fixed rotation before the joint motion */
+    const double *mass;     /* (nb) */
+    const double *inertia;  /* (nb, 3, 3) about the COG, body coordinates */
+    const double *com;      /* (nb, 3) COG in body coordinates */
+    const int *col_ptr;     /* (nb + 1) CSR: coordinates on the path of each body */
+    const int *col_idx;
+} mbs_model;
+
+/* Offsets of the output record, in doubles; mirrored by kane_native.py. */
+typedef struct {
+    double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz;
+} mbs_out;
+
+static void cross3(const double *a, const double *b, double *c) {
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void matvec3(const double *R, const double *v, double *out) {
+    for (int i = 0; i < 3; i++) out[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
+}
+
+static void mattvec3(const double *R, const double *v, double *out) { /* R^T v */
+    for (int i = 0; i < 3; i++) out[i] = R[i] * v[0] + R[3 + i] * v[1] + R[6 + i] * v[2];
+}
+
+/* Rodrigues: rotation by theta about the unit axis a. */
+static void axis_rotation(const double *a, double theta, double *R) {
+    double s = sin(theta), c = cos(theta), v = 1.0 - c;
+    R[0] = c + a[0] * a[0] * v;        R[1] = a[0] * a[1] * v - a[2] * s; R[2] = a[0] * a[2] * v + a[1] * s;
+    R[3] = a[1] * a[0] * v + a[2] * s; R[4] = c + a[1] * a[1] * v;        R[5] = a[1] * a[2] * v - a[0] * s;
+    R[6] = a[2] * a[0] * v - a[1] * s; R[7] = a[2] * a[1] * v + a[0] * s; R[8] = c + a[2] * a[2] * v;
+}
+
+static void matmul3(const double *A, const double *B, double *C) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+/* Angle of a hydraulic cylinder's loop and its first two derivatives (crane_models/cylinders.py):
+ * alpha (29) with (37), or beta (30) with (40). par = lb, b1, b2, alpha0, beta0, ap, ep, q_lo, q_hi.
+ * Returns 0, or 1 when q is outside the open range in which the loop closes. */
+static int cylinder_angle(int beta, const double *par, double q, double *out) {
+    const double lb = par[0], b1 = par[1], b2 = par[2], ap = par[5], ep = par[6];
+    if (!(par[7] < q && q < par[8])) return 1;
+    const double lc = lb + q;
+    const double a = acos((lc * lc - b1 * b1 - b2 * b2) / (-2.0 * b1 * b2)) + par[3];
+    const double b = -acos((b2 * b2 - b1 * b1 - lc * lc) / (-2.0 * b1 * lc)) + par[4];
+    const double c = cos(a - b), s = sin(a - b);
+    const double den = ap * c - ep * s, num = ep * c + ap * s;
+    const double da = 1.0 / den, db = num / (lc * den);
+    const double dphi = da - db, dden = -num * dphi, dnum = den * dphi;
+    if (beta) {
+        out[0] = b;
+        out[1] = db;
+        out[2] = (dnum * lc * den - num * (den + lc * dden)) / ((lc * den) * (lc * den));
+    } else {
+        out[0] = a;
+        out[1] = da;
+        out[2] = -dden / (den * den);
+    }
+    return 0;
+}
+
+/* Kinematics (eqs. (16), (25), (28)), M and C (44) and the weight term sum_k m_k dz_k/du of (46).
+ * maps: (nb, 3) theta, dtheta/dq, d2theta/dq2, read for joints with custom_map set.
+ * work: 2 * nb * 6 * n + nb * 6 doubles (joint Jacobians in Frame 0 and their rates, body twists).
+ * Returns 0, or k + 1 when the map of body k is outside its domain. */
+int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
+                 double *work) {
+    const int nb = m->nb, n = m->n, sz = 6 * n;
+    mbs_out o;
+    double *p = out;
+    o.rotation = p; p += 9 * nb;
+    o.origin = p; p += 3 * nb;
+    o.cog = p; p += 3 * nb;
+    o.P = p; p += nb * sz;
+    o.Pdot = p; p += nb * sz;
+    o.twist = p; p += 6 * nb;
+    o.theta = p; p += nb;
+    o.theta_dot = p; p += nb;
+    o.G = p; p += nb * n;
+    o.cogjac = p; p += 3 * nb * n;
+    o.M = p; p += n * n;
+    o.C = p; p += n * n;
+    o.mgz = p;
+    double *Jw = work, *Jdw = work + nb * sz, *V = work + 2 * nb * sz;
+    memset(o.G, 0, sizeof(double) * nb * n);
+    memset(o.M, 0, sizeof(double) * 2 * n * n + sizeof(double) * n);
+
+    for (int k = 0; k < nb; k++) {
+        const int par = m->parent[k], c = m->coord[k], jt = c >= 0 ? m->jtype[k] : 0;
+        const double *ax = m->axis + 3 * k, *r0 = m->rotation0 + 9 * k;
+        double th = 0.0, d1 = 0.0, d2 = 0.0;
+        if (c >= 0) {
+            const int kind = m->custom_map[k];
+            if (kind == 0) {
+                th = q[c]; d1 = 1.0;
+            } else if (kind == 1) {
+                th = maps[3 * k]; d1 = maps[3 * k + 1]; d2 = maps[3 * k + 2];
+            } else {
+                double v[3];
+                if (cylinder_angle(kind == 3, m->map_par + 9 * k, q[c], v)) return k + 1;
+                th = v[0]; d1 = v[1]; d2 = v[2];
+            }
+            o.G[k * n + c] = d1;
+        }
+        o.theta[k] = th;
+        const double thd = c >= 0 ? d1 * u[c] : 0.0;
+        o.theta_dot[k] = thd;
+        /* Relative transform: rotation0 then the joint motion; absolute = parent * relative. */
+        double Rrel[9], prel[3], tmp[3];
+        if (jt == 1) {
+            double Rj[9];
+            axis_rotation(ax, th, Rj);
+            matmul3(r0, Rj, Rrel);
+        } else {
+            memcpy(Rrel, r0, sizeof Rrel);
+        }
+        memcpy(prel, m->offset + 3 * k, sizeof prel);
+        if (jt == 2) {
+            matvec3(r0, ax, tmp);
+            for (int i = 0; i < 3; i++) prel[i] += th * tmp[i];
+        }
+        double *R0 = o.rotation + 9 * k, *org = o.origin + 3 * k;
+        if (par < 0) {
+            memcpy(R0, Rrel, sizeof Rrel);
+            memcpy(org, prel, sizeof prel);
+        } else {
+            const double *Rp = o.rotation + 9 * par;
+            matmul3(Rp, Rrel, R0);
+            matvec3(Rp, prel, tmp);
+            for (int i = 0; i < 3; i++) org[i] = o.origin[3 * par + i] + tmp[i];
+        }
+        /* Joint screw in Frame 0 about its origin: line (3) or line at infinity (15). */
+        double aw[3], s0[3] = {0, 0, 0}, s1[3] = {0, 0, 0};
+        matvec3(R0, ax, aw);
+        if (jt == 1) {
+            memcpy(s0, aw, sizeof s0);
+            cross3(org, s0, s1);
+        } else if (jt == 2) {
+            memcpy(s1, aw, sizeof s1);
+        }
+        /* Twist: parent's plus the joint's (16), (25). */
+        double *Vk = V + 6 * k;
+        for (int i = 0; i < 6; i++) Vk[i] = par < 0 ? 0.0 : V[6 * par + i];
+        for (int i = 0; i < 3; i++) { Vk[i] += s0[i] * thd; Vk[3 + i] += s1[i] * thd; }
+        /* The joint screw is fixed in its body: sdot = [w x s0; v x s0 + w x s1]. */
+        double sd0[3], sd1[3], t2[3];
+        cross3(Vk, s0, sd0);
+        cross3(Vk + 3, s0, sd1);
+        cross3(Vk, s1, t2);
+        for (int i = 0; i < 3; i++) sd1[i] += t2[i];
+        /* J_k = J_parent + s G_k,  Jdot_k = Jdot_parent + sdot G_k + s Gdot_k. */
+        double *J = Jw + k * sz, *Jd = Jdw + k * sz;
+        if (par < 0) {
+            memset(J, 0, sizeof(double) * sz);
+            memset(Jd, 0, sizeof(double) * sz);
+        } else {
+            memcpy(J, Jw + par * sz, sizeof(double) * sz);
+            memcpy(Jd, Jdw + par * sz, sizeof(double) * sz);
+        }
+        if (c >= 0) {
+            const double gd = d2 * u[c];
+            for (int i = 0; i < 3; i++) {
+                J[i * n + c] += s0[i] * d1;
+                J[(3 + i) * n + c] += s1[i] * d1;
+                Jd[i * n + c] += sd0[i] * d1 + s0[i] * gd;
+                Jd[(3 + i) * n + c] += sd1[i] * d1 + s1[i] * gd;
+            }
+        }
+        /* COG reference (8): v_m = v_0 + w x r_cog, and its rate. */
+        double *cg = o.cog + 3 * k;
+        matvec3(R0, m->com + 3 * k, tmp);
+        for (int i = 0; i < 3; i++) cg[i] = org[i] + tmp[i];
+        const int *cols = m->col_idx + m->col_ptr[k];
+        const int ncol = m->col_ptr[k + 1] - m->col_ptr[k];
+        double *P = o.P + k * sz, *Pd = o.Pdot + k * sz, *cj = o.cogjac + 3 * k * n;
+        memset(P, 0, sizeof(double) * sz);
+        memset(Pd, 0, sizeof(double) * sz);
+        memset(cj, 0, sizeof(double) * 3 * n);
+        double cogdot[3] = {0, 0, 0};
+        for (int jj = 0; jj < ncol; jj++) {
+            const int j = cols[jj];
+            double ja[3] = {J[j], J[n + j], J[2 * n + j]}, jl[3], wc[3];
+            cross3(ja, cg, wc); /* w x r = -(r x w) */
+            for (int i = 0; i < 3; i++) {
+                jl[i] = J[(3 + i) * n + j] + wc[i];
+                cj[i * n + j] = jl[i];
+                cogdot[i] += jl[i] * u[j];
+            }
+        }
+        for (int jj = 0; jj < ncol; jj++) {
+            const int j = cols[jj];
+            double ja[3] = {J[j], J[n + j], J[2 * n + j]};
+            double jda[3] = {Jd[j], Jd[n + j], Jd[2 * n + j]};
+            double jl[3] = {cj[j], cj[n + j], cj[2 * n + j]};
+            double jdl[3], a1[3], a2[3], r[3];
+            cross3(jda, cg, a1);
+            cross3(ja, cogdot, a2);
+            for (int i = 0; i < 3; i++) jdl[i] = Jd[(3 + i) * n + j] + a1[i] + a2[i];
+            /* Body coordinates: P = R^T J_c, Pdot = R^T Jdot_c (the w^k x P term follows). */
+            mattvec3(R0, ja, r);
+            for (int i = 0; i < 3; i++) P[i * n + j] = r[i];
+            mattvec3(R0, jl, r);
+            for (int i = 0; i < 3; i++) P[(3 + i) * n + j] = r[i];
+            mattvec3(R0, jda, r);
+            for (int i = 0; i < 3; i++) Pd[i * n + j] = r[i];
+            mattvec3(R0, jdl, r);
+            for (int i = 0; i < 3; i++) Pd[(3 + i) * n + j] = r[i];
+        }
+        double *tw = o.twist + 6 * k;
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int jj = 0; jj < ncol; jj++) s += P[i * n + cols[jj]] * u[cols[jj]];
+            tw[i] = s;
+        }
+        for (int jj = 0; jj < ncol; jj++) {
+            const int j = cols[jj];
+            double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
+            double ra[3], rl[3];
+            cross3(tw, pa, ra);
+            cross3(tw, pl, rl);
+            for (int i = 0; i < 3; i++) { Pd[i * n + j] -= ra[i]; Pd[(3 + i) * n + j] -= rl[i]; }
+        }
+        /* M += P^T D P, C += P^T (D Pdot + G P) with the skew G of kane.mass_and_coriolis (44). */
+        const double mk = m->mass[k];
+        const double *I = m->inertia + 9 * k;
+        if (mk == 0.0 && I[0] == 0.0 && I[4] == 0.0 && I[8] == 0.0) continue;
+        double Iw[3];
+        matvec3(I, tw, Iw);
+        for (int jj = 0; jj < ncol; jj++) {
+            const int j = cols[jj];
+            double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
+            double pda[3] = {Pd[j], Pd[n + j], Pd[2 * n + j]}, pdl[3] = {Pd[3 * n + j], Pd[4 * n + j], Pd[5 * n + j]};
+            double A[3], B[3], Bv[3], x1[3], x2[3];
+            matvec3(I, pa, A);
+            matvec3(I, pda, B);
+            cross3(Iw, pa, x1);
+            cross3(tw, pl, x2);
+            for (int i = 0; i < 3; i++) { B[i] -= x1[i]; Bv[i] = mk * (pdl[i] + x2[i]); }
+            for (int ii = 0; ii < ncol; ii++) {
+                const int r_ = cols[ii];
+                const double qa0 = P[r_], qa1 = P[n + r_], qa2 = P[2 * n + r_];
+                const double ql0 = P[3 * n + r_], ql1 = P[4 * n + r_], ql2 = P[5 * n + r_];
+                o.M[r_ * n + j] += qa0 * A[0] + qa1 * A[1] + qa2 * A[2] + mk * (ql0 * pl[0] + ql1 * pl[1] + ql2 * pl[2]);
+                o.C[r_ * n + j] += qa0 * B[0] + qa1 * B[1] + qa2 * B[2] + ql0 * Bv[0] + ql1 * Bv[1] + ql2 * Bv[2];
+            }
+            o.mgz[j] += mk * cj[2 * n + j];
+        }
+    }
+    return 0;
+}
+
+/* Solve M x = b for a symmetric positive definite M (n x n, overwritten by its Cholesky factor).
+ * Returns 0, or k + 1 when the k-th pivot is not positive. */
+int mbs_solve_spd(int n, double *M, const double *b, double *x) {
+    for (int j = 0; j < n; j++) {
+        double d = M[j * n + j];
+        for (int k = 0; k < j; k++) d -= M[j * n + k] * M[j * n + k];
+        if (!(d > 0.0)) return j + 1;
+        d = sqrt(d);
+        M[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double s = M[i * n + j];
+            for (int k = 0; k < j; k++) s -= M[i * n + k] * M[j * n + k];
+            M[i * n + j] = s / d;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        double s = b[i];
+        for (int k = 0; k < i; k++) s -= M[i * n + k] * x[k];
+        x[i] = s / M[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = x[i];
+        for (int k = i + 1; k < n; k++) s -= M[k * n + i] * x[k];
+        x[i] = s / M[i * n + i];
+    }
+    return 0;
+}
+
+typedef struct {
+    int n_items, n_struct, ncyl;
+    const int *item_body;   /* (n_items) body of each contribution: structural bodies, then barrel, piston */
+    const int *structural;  /* (n_struct) */
+    const double *mask;     /* (nb, n_items) 1 when contribution j is outboard of joint k */
+    const int *cyl;         /* (ncyl, 2) barrel and piston body */
+    const double *a0;       /* (ncyl, 12, 12) support maps S(l_c) = a0 + a1 / l_c of (54)-(55) */
+    const double *a1;
+} mbs_reaction_model;
+
+/* Reaction wrenches (section 4 of Cibicik & Egeland 2018), [f; n] throughout:
+ * total wrenches W_t = W_e - W_in (47)-(49) at each COG in body coordinates -> total (nb, 6);
+ * equivalent cylinder support wrenches (53) in the barrel frame -> supports (ncyl, 12);
+ * joint reactions (56) at the origin of Frame k in Frame k -> joints (nb, 6), zero rows for cylinder bodies.
+ * rec is the record filled by mbs_evaluate, udot the accelerations, external the applied wrenches.
+ * work: 6 * n_items + 6 * nb doubles. */
+int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double *rec, const double *udot,
+                  const double *external, double *total, double *supports, double *joints, double *work) {
+    const int nb = m->nb, n = m->n, sz = 6 * n;
+    const double *u = rec + n;
+    const double *rot = rec + 2 * n + 3 * nb, *org = rot + 9 * nb, *cog = org + 3 * nb, *P = cog + 3 * nb;
+    const double *Pd = P + nb * sz, *twist = Pd + nb * sz;
+    for (int k = 0; k < nb; k++) {
+        const double *Pk = P + k * sz, *Pdk = Pd + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
+        double td[6], Iw[3], Itd[3], g[3], h[3];
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += Pk[i * n + j] * udot[j] + Pdk[i * n + j] * u[j];
+            td[i] = s;
+        }
+        matvec3(I, tw, Iw);
+        matvec3(I, td, Itd);
+        cross3(tw, Iw, g);
+        cross3(tw, tw + 3, h);
+        const double mk = m->mass[k];
+        for (int i = 0; i < 3; i++) {
+            total[6 * k + i] = external[6 * k + i] - mk * (td[3 + i] + h[i]);
+            total[6 * k + 3 + i] = external[6 * k + 3 + i] - (Itd[i] + g[i]);
+        }
+    }
+    for (int c = 0; c < r->ncyl; c++) {
+        const int b = r->cyl[2 * c], p = r->cyl[2 * c + 1];
+        double d[3] = {org[3 * p] - org[3 * b], org[3 * p + 1] - org[3 * b + 1], org[3 * p + 2] - org[3 * b + 2]};
+        const double lc = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        double w[12];
+        memcpy(w, total + 6 * b, 6 * sizeof(double));
+        memcpy(w + 6, total + 6 * p, 6 * sizeof(double));
+        const double *A0 = r->a0 + 144 * c, *A1 = r->a1 + 144 * c;
+        for (int i = 0; i < 12; i++) {
+            double s0 = 0.0, s1 = 0.0;
+            for (int j = 0; j < 12; j++) { s0 += A0[12 * i + j] * w[j]; s1 += A1[12 * i + j] * w[j]; }
+            supports[12 * c + i] = s0 + s1 / lc;
+        }
+    }
+    /* Every contribution as a wrench in Frame 0 about the origin of Frame 0, then summed outboard (56). */
+    double *fw = work, *nw = work + 3 * r->n_items;
+    for (int j = 0; j < r->n_items; j++) {
+        const int b = r->item_body[j];
+        const double *R = rot + 9 * b, *src, *pt;
+        if (j < r->n_struct) {
+            src = total + 6 * b;
+            pt = cog + 3 * b;
+        } else {
+            const int c = (j - r->n_struct) / 2, half = (j - r->n_struct) % 2;
+            src = supports + 12 * c + 6 * half;
+            pt = org + 3 * b;
+        }
+        double f[3] = {-src[0], -src[1], -src[2]}, nn[3] = {-src[3], -src[4], -src[5]}, x[3];
+        matvec3(R, f, fw + 3 * j);
+        matvec3(R, nn, nw + 3 * j);
+        cross3(pt, fw + 3 * j, x);
+        for (int i = 0; i < 3; i++) nw[3 * j + i] += x[i];
+    }
+    memset(joints, 0, sizeof(double) * 6 * nb);
+    for (int k = 0; k < nb; k++) {
+        double F[3] = {0, 0, 0}, N[3] = {0, 0, 0}, x[3];
+        const double *mk = r->mask + k * r->n_items;
+        int any = 0;
+        for (int j = 0; j < r->n_items; j++) {
+            if (mk[j] == 0.0) continue;
+            any = 1;
+            for (int i = 0; i < 3; i++) { F[i] += mk[j] * fw[3 * j + i]; N[i] += mk[j] * nw[3 * j + i]; }
+        }
+        if (!any) continue;
+        cross3(org + 3 * k, F, x);
+        for (int i = 0; i < 3; i++) N[i] -= x[i];
+        mattvec3(rot + 9 * k, F, joints + 6 * k);
+        mattvec3(rot + 9 * k, N, joints + 6 * k + 3);
+    }
+    for (int c = 0; c < r->ncyl; c++) {
+        memset(joints + 6 * r->cyl[2 * c], 0, 6 * sizeof(double));
+        memset(joints + 6 * r->cyl[2 * c + 1], 0, 6 * sizeof(double));
+    }
+    return 0;
+}
+
+/* setuptools builds this file as an extension module and, on Windows, exports the init symbol of one;
+ * the kernel is loaded with ctypes and never imported, so the symbol only has to exist. */
+void *PyInit_multibody(void) { return 0; }

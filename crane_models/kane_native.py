@@ -1,0 +1,192 @@
+"""The compiled kernel of :class:`kane.MultibodySystem` (``_native/multibody.c``), loaded with ctypes.
+
+Why C: an FMU's ``doStep`` at a 1 ms communication step has about 150 µs for the model; the batched numpy
+evaluation costs ~60 array operations of ~1 µs each. The kernel does the same arithmetic body by body
+(kinematics (16)-(28), ``M``, ``C`` (44), the weight term of (46)) in one call. The numpy code in
+:mod:`kane` stays the specification and the fallback: it runs whenever the kernel is missing (a platform
+without a compiled library in the FMU, a machine without a C compiler at install time) or disabled with
+the environment variable ``CRANE_COSIM_NATIVE=0``; tests/test_native.py checks that both agree.
+
+The library is plain C without the Python API, so one binary works in every Python that an FMU host
+embeds. It is built by ``pip install`` (setup.py, optional extension) and copied into each FMU with the
+package.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+__all__ = ["library", "NativeSystem", "native_enabled"]
+
+_HERE = Path(__file__).resolve().parent / "_native"
+_lib = None
+_loaded = False
+
+
+# Joint maps that the kernel evaluates (a map object's ``native = (kind, parameters)``).
+MAP_KINDS = {"cylinder_alpha": 2, "cylinder_beta": 3}
+
+
+class _Model(ctypes.Structure):
+    _fields_ = [("nb", ctypes.c_int), ("n", ctypes.c_int)] + [
+        (name, ctypes.c_void_p) for name in ("parent", "coord", "jtype", "custom_map", "map_par", "axis", "offset",
+                                             "rotation0", "mass", "inertia", "com", "col_ptr", "col_idx")]
+
+
+class _ReactionModel(ctypes.Structure):
+    _fields_ = [("n_items", ctypes.c_int), ("n_struct", ctypes.c_int), ("ncyl", ctypes.c_int)] + [
+        (name, ctypes.c_void_p) for name in ("item_body", "structural", "mask", "cyl", "a0", "a1")]
+
+
+def native_enabled() -> bool:
+    return os.environ.get("CRANE_COSIM_NATIVE", "1") != "0"
+
+
+def library() -> Optional[ctypes.CDLL]:
+    """The loaded kernel, or None when it is not built for this platform (or disabled)."""
+    global _lib, _loaded
+    if not native_enabled():
+        return None
+    if not _loaded:
+        _loaded = True
+        for path in sorted(_HERE.glob("multibody*")):
+            if path.suffix in (".so", ".pyd", ".dylib"):
+                try:
+                    lib = ctypes.CDLL(str(path))
+                except OSError:  # built for another platform
+                    continue
+                lib.mbs_evaluate.argtypes = [ctypes.c_void_p] * 6
+                lib.mbs_evaluate.restype = ctypes.c_int
+                lib.mbs_solve_spd.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 3
+                lib.mbs_solve_spd.restype = ctypes.c_int
+                lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
+                lib.mbs_reactions.restype = ctypes.c_int
+                _lib = lib
+                break
+    return _lib
+
+
+class NativeSystem:
+    """Constant model record of one :class:`kane.MultibodySystem` and its evaluation with the kernel."""
+
+    def __init__(self, lib: ctypes.CDLL, system) -> None:
+        nb, n = system.nb, system.n
+        self.nb, self.n = nb, n
+        self._evaluate = lib.mbs_evaluate
+        self._solve = lib.mbs_solve_spd
+        coord = np.array([b.coordinate if b.coordinate is not None else -1 for b in system.bodies], dtype=np.intc)
+        jtype = np.array([1 if r else 2 if p else 0 for r, p in zip(system.revolute, system.prismatic)], dtype=np.intc)
+        # Joint maps the kernel evaluates itself; the others are called in Python before each evaluation.
+        custom = np.zeros(nb, dtype=np.intc)
+        map_par = np.zeros((nb, 9))
+        self.python_maps = []
+        for k, fmap in system._maps:
+            kind, par = getattr(fmap, "native", (None, ()))
+            if kind in MAP_KINDS:
+                custom[k] = MAP_KINDS[kind]
+                map_par[k, :len(par)] = par
+            else:
+                custom[k] = 1
+                self.python_maps.append((k, fmap))
+        self._all_maps = list(system._maps)
+        self._coord = coord
+        cols, ptr = [], [0]
+        for k in range(nb):
+            on_path = sorted({int(coord[j]) for j in np.flatnonzero(system.path[k]) if coord[j] >= 0})
+            cols += on_path
+            ptr.append(len(cols))
+        # Kept as attributes: the record holds raw pointers into them.
+        self._arrays = [np.ascontiguousarray(a, dtype=dt) for a, dt in (
+            (system.parent, np.intc), (coord, np.intc), (jtype, np.intc), (custom, np.intc), (map_par, float),
+            (system.axis, float), (system.offset, float), (system.rotation0, float), (system.mass, float),
+            (system.inertia, float), (system.com, float), (ptr, np.intc), (cols if cols else [0], np.intc))]
+        self._model = _Model(nb, n, *(a.ctypes.data for a in self._arrays))
+        self._model_ptr = ctypes.addressof(self._model)
+        self._work = np.empty(2 * nb * 6 * n + 6 * nb)
+        self._work_ptr = self._work.ctypes.data
+        sizes = [("rotation", 9 * nb), ("origin", 3 * nb), ("cog", 3 * nb), ("P", 6 * nb * n),
+                 ("Pdot", 6 * nb * n), ("twist", 6 * nb), ("theta", nb), ("theta_dot", nb), ("G", nb * n),
+                 ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n)]
+        # Record: [q | u | maps (nb, 3) | outputs...], one allocation per evaluation.
+        offs, pos = {}, 2 * n + 3 * nb
+        for name, size in sizes:
+            offs[name] = (pos, pos + size)
+            pos += size
+        self._offs, self.size = offs, pos
+        shapes = {"rotation": (nb, 3, 3), "origin": (nb, 3), "cog": (nb, 3), "P": (nb, 6, n), "Pdot": (nb, 6, n),
+                  "twist": (nb, 6), "theta": (nb,), "theta_dot": (nb,), "G": (nb, n), "cog_jacobian": (nb, 3, n),
+                  "M": (n, n), "C": (n, n), "mgz": (n,)}
+        self._views = [(a, b, shapes[name]) for name, (a, b) in offs.items()]
+        self.fields = list(offs)  # order of the views returned by :meth:`evaluate`
+        self._lin = np.empty(n * n + 2 * n)
+
+    def evaluate(self, q: np.ndarray, u: np.ndarray) -> list:
+        """``[record, q, u]`` and all kinematic quantities, ``M``, ``C`` at ``(q, u)`` (in the order of
+        :attr:`fields`) as views into one fresh record."""
+        n, nb = self.n, self.nb
+        rec = np.empty(self.size)
+        rec[:n] = q
+        rec[n:2 * n] = u
+        base = rec.ctypes.data
+        if self.python_maps:
+            m = rec[2 * n:2 * n + 3 * nb].reshape(nb, 3)
+            for k, fmap in self.python_maps:
+                m[k] = fmap(float(rec[self._coord[k]]))
+        code = self._evaluate(self._model_ptr, base, base + 8 * n, base + 16 * n, base + 8 * (2 * n + 3 * nb),
+                              self._work_ptr)
+        if code:  # a map outside its domain: its Python version raises the model's own error
+            k = code - 1
+            dict(self._all_maps)[k](float(rec[self._coord[k]]))
+            raise ValueError(f"joint map of body {k} is outside its domain at q = {rec[self._coord[k]]!r}")
+        return [rec, rec[:n], rec[n:2 * n]] + [rec[a:b].reshape(shape) for a, b, shape in self._views]
+
+    def solve_spd(self, M: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
+        """``M⁻¹ b`` by Cholesky (M is copied, not changed); None when ``M`` is not positive definite."""
+        n = self.n
+        work = self._lin
+        work[:n * n] = M.reshape(-1)
+        work[n * n:n * n + n] = b
+        base = work.ctypes.data
+        if self._solve(n, base, base + 8 * n * n, base + 8 * (n * n + n)):
+            return None
+        return work[n * n + n:].copy()
+
+
+class NativeReactions:
+    """Constant record of a :class:`reactions.ReactionSolver` and its evaluation with the kernel."""
+
+    def __init__(self, native: NativeSystem, item_body, structural, mask, cylinders, support_maps) -> None:
+        self._native = native
+        self._fn = library().mbs_reactions
+        ncyl = len(cylinders)
+        a0 = np.array([m[0] for m in support_maps]) if ncyl else np.zeros((1, 12, 12))
+        a1 = np.array([m[1] for m in support_maps]) if ncyl else np.zeros((1, 12, 12))
+        cyl = np.array([c[:2] for c in cylinders]) if ncyl else np.zeros((1, 2))
+        self._arrays = [np.ascontiguousarray(a, dtype=dt) for a, dt in (
+            (item_body, np.intc), (structural if len(structural) else [0], np.intc), (mask, float),
+            (cyl, np.intc), (a0, float), (a1, float))]
+        self._model = _ReactionModel(len(item_body), len(structural), ncyl, *(a.ctypes.data for a in self._arrays))
+        self._model_ptr = ctypes.addressof(self._model)
+        self.ncyl = ncyl
+        self._work = np.empty(6 * len(item_body) + 6 * native.nb)
+        self._work_ptr = self._work.ctypes.data
+
+    def evaluate(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray) -> tuple:
+        """``(total (nb, 6), supports (ncyl, 2, 6), joints (nb, 6))`` for a kinematics record."""
+        nb = self._native.nb
+        buf = np.empty(self._native.n + 6 * nb + 6 * nb + 12 * self.ncyl + 6 * nb)
+        n = self._native.n
+        buf[:n] = udot
+        buf[n:n + 6 * nb] = external.reshape(-1)
+        base = buf.ctypes.data
+        o_tot = n + 6 * nb
+        o_sup = o_tot + 6 * nb
+        o_jnt = o_sup + 12 * self.ncyl
+        self._fn(self._native._model_ptr, self._model_ptr, record.ctypes.data, base, base + 8 * n,
+                 base + 8 * o_tot, base + 8 * o_sup, base + 8 * o_jnt, self._work_ptr)
+        return (buf[o_tot:o_sup].reshape(nb, 6), buf[o_sup:o_jnt].reshape(self.ncyl, 2, 6),
+                buf[o_jnt:].reshape(nb, 6))

@@ -1,0 +1,126 @@
+"""The compiled kernel (crane_models/_native/multibody.c) against the numpy implementation in kane.py.
+
+The numpy code is the specification (it is what the physics tests in test_kane.py and
+test_knuckle_boom_physics.py were first written against); the kernel must reproduce it to rounding for
+every model in the project, at random states, including the reaction wrenches and the cylinder maps.
+Tolerance: both sides evaluate the same formulas in double precision in a different order, so they agree
+to a few ulps of the largest magnitude involved; 1e-12 of each array's largest entry leaves room for the
+~10-term sums and is still 1e4 below any physical effect the tests elsewhere check.
+"""
+import os
+
+import numpy as np
+import pytest
+
+from crane_models import kane_native
+from crane_models.cylinders import CylinderOutOfRange
+from crane_models.flexible_crane import FlexibleCrane
+from crane_models.kane import MultibodySystem
+from crane_models.knuckle_boom import KnuckleBoomModel
+from crane_models.vessel_crane import VesselCrane
+from crane_models.vessel_split import CraneOnMovingBaseModel
+
+FIELDS = ("rotation", "origin", "cog", "P", "Pdot", "twist", "theta", "theta_dot", "G", "cog_jacobian")
+REL = 1e-12
+
+
+def close(a, b, rel=REL):
+    scale = max(1.0, float(np.max(np.abs(b)))) if np.size(b) else 1.0
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b)), initial=0.0)) <= rel * scale
+
+
+def numpy_twin(system: MultibodySystem) -> MultibodySystem:
+    return MultibodySystem(system.bodies, system.n, native=False)
+
+
+def systems():
+    kb = KnuckleBoomModel().crane.system
+    return {"knuckle_boom": (kb, [0.0, 0.8, 0.8], [0.0, 0.5, 0.5]),
+            "vessel_crane": (VesselCrane().system, None, None),
+            "crane_on_moving_base": (CraneOnMovingBaseModel().system, None, None),
+            "flexible_rigid_link": (FlexibleCrane(n_rfe=1, constraints_enabled=False).system, None, None),
+            "flexible_4_elements": (FlexibleCrane(n_rfe=4, constraints_enabled=False).system, None, None)}
+
+
+def test_kernel_is_built_and_loaded():
+    """Without the kernel every FMU silently runs 3-5x slower: the install must have built it."""
+    if os.environ.get("CRANE_COSIM_NATIVE") == "0":
+        pytest.skip("kernel disabled by CRANE_COSIM_NATIVE=0")
+    assert kane_native.library() is not None, "crane_models/_native/multibody*.so missing: pip install failed to compile it"
+    assert KnuckleBoomModel().crane.system.native is not None
+
+
+@pytest.mark.parametrize("name", list(systems()))
+def test_kinematics_mass_coriolis_gravity_match_numpy(name):
+    system, q_mid, q_span = systems()[name]
+    if system.native is None:
+        pytest.skip("kernel not loaded")
+    ref = numpy_twin(system)
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        if q_mid is None:
+            q = rng.normal(scale=0.4, size=system.n)
+        else:
+            q = np.array(q_mid) + np.array(q_span) * rng.uniform(-1, 1, size=system.n)
+        u = rng.normal(size=system.n)
+        a, b = system.kinematics(q, u), ref.kinematics(q, u)
+        for f in FIELDS:
+            assert close(getattr(a, f), getattr(b, f)), f
+        Ma, Ca = system.mass_and_coriolis(a)
+        Mb, Cb = ref.mass_and_coriolis(b)
+        assert close(Ma, Mb) and close(Ca, Cb)
+        assert close(system.gravity_forces(a, 9.81), ref.gravity_forces(b, 9.81))
+        if np.linalg.cond(Mb) < 1e8:  # not for a prescribed (massless) base, whose M is singular
+            tau = rng.normal(size=system.n) * np.abs(Mb).max()
+            # the solve loses cond(M) × ulp: 1e8 × 1e-16 → 1e-8 relative at worst
+            assert close(system.accelerations(a, tau)[0], ref.accelerations(b, tau)[0], 1e-7)
+
+
+def test_spd_solve_and_fallback_for_indefinite_matrix():
+    system = KnuckleBoomModel().crane.system
+    if system.native is None:
+        pytest.skip("kernel not loaded")
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(3, 3))
+    M = A @ A.T + 3 * np.eye(3)
+    b = rng.normal(size=3)
+    assert np.allclose(system.solve(M, b), np.linalg.solve(M, b), rtol=1e-12, atol=0)
+    indefinite = np.diag([1.0, -2.0, 3.0])  # Cholesky refuses it; the numpy fallback solves it
+    assert np.allclose(system.solve(indefinite, b), b / np.diag(indefinite), rtol=1e-14)
+
+
+def test_knuckle_boom_outputs_and_reactions_match_numpy(monkeypatch):
+    native = KnuckleBoomModel()
+    if native.crane.system.native is None:
+        pytest.skip("kernel not loaded")
+    monkeypatch.setattr(kane_native, "native_enabled", lambda: False)
+    reference = KnuckleBoomModel()
+    assert reference.crane.system.native is None and reference.crane.reaction_solver.native is None
+    scale = reference.crane.total_mass * 9.81 * 15.0  # weight × reach: the size of every wrench output
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        x = np.concatenate(([rng.uniform(-3, 3)], rng.uniform(0.1, 1.6, 2), rng.normal(size=3)))
+        inputs = np.concatenate((rng.normal(size=3) * 1e4, [0.2], rng.uniform(0.2, 1.5, 2)))
+        da, aux_a = native.derivative(0.0, x, inputs)
+        db, aux_b = reference.derivative(0.0, x, inputs)
+        assert close(da, db, 1e-10)
+        oa, ob = native.outputs(0.0, x, inputs, aux_a), reference.outputs(0.0, x, inputs, aux_b)
+        for key in ob:
+            assert abs(oa[key] - ob[key]) <= 1e-12 * max(scale, abs(ob[key])), key
+
+
+def test_cylinder_maps_in_kernel_match_python_and_refuse_out_of_range():
+    model = KnuckleBoomModel()
+    system = model.crane.system
+    if system.native is None:
+        pytest.skip("kernel not loaded")
+    assert system.native.python_maps == []  # both cylinders' maps run in the kernel
+    for q2 in np.linspace(0.01, 1.69, 9):
+        kin = system.kinematics(np.array([0.0, q2, 1.0]), np.array([0.0, 0.3, 0.0]))
+        for body, fmap in system._maps:
+            theta, d1, d2 = fmap(float(kin.q[system.bodies[body].coordinate]))
+            assert kin.theta[body] == pytest.approx(theta, rel=0, abs=1e-13)
+            assert kin.G[body, system.bodies[body].coordinate] == pytest.approx(d1, rel=1e-12)
+    lo, hi = model.crane.cylinders[2].extension_range()
+    with pytest.raises(CylinderOutOfRange, match="outside the closable range"):
+        system.kinematics(np.array([0.0, hi + 0.1, 1.0]), np.zeros(3))
