@@ -109,6 +109,15 @@ def _fmi_api(slave) -> _FmiApi:
     return _FmiApi(3 if fmi3 else 2)
 
 
+def _all_finite(values) -> bool:
+    """True when every value is finite, tested as one sum (the common case); False may also mean that
+    the sum overflowed, so a caller that gets False checks the values one by one."""
+    try:
+        return math.isfinite(math.fsum(values))
+    except (OverflowError, ValueError):  # inf - inf, or finite values beyond 1e308 in sum
+        return False
+
+
 def _finite(v) -> bool:
     try:
         return math.isfinite(float(v))
@@ -275,15 +284,20 @@ class SlaveAdapter:
             raise ParameterError(f"{v.name} = {value!r} {v.unit} is outside the allowed range {range_text(meta)} {v.unit}")
 
     def _input_vector(self) -> Optional[np.ndarray]:
-        vals = []
+        values = self.values
+        try:
+            vals = [float(values[name]) for name in self._input_names]
+            if _all_finite(vals):  # the common case in one test; the loop below names the culprit
+                return np.array(vals)
+        except (TypeError, ValueError, OverflowError):
+            pass
         for name in self._input_names:
             x = self.values[name]
             if not _finite(x):
                 self.log_error(f"input {name} = {x!r} is not allowed; it must be a finite number "
                                f"({self._meta[name].unit})")
                 return None
-            vals.append(float(x))
-        return np.array(vals)
+        return np.array([float(self.values[name]) for name in self._input_names])  # finite, only huge
 
     def _refresh_outputs(self) -> None:
         with np.errstate(all="ignore"):
@@ -299,14 +313,13 @@ class SlaveAdapter:
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"outputs could not be evaluated: {exc}")
             return
-        bad = [n for n, v in out.items() if not math.isfinite(v)]
-        if bad:
-            self.log_error(f"outputs {', '.join(bad[:5])} are not finite for the current inputs; "
-                           "the previous output values are kept")
-            return
-        for name, value in out.items():
-            if name in self._meta:
-                self.values[name] = value
+        if not _all_finite(out.values()):
+            bad = [n for n, v in out.items() if not math.isfinite(v)]
+            if bad:
+                self.log_error(f"outputs {', '.join(bad[:5])} are not finite for the current inputs; "
+                               "the previous output values are kept")
+                return
+        self.values.update(out)
         self._outputs_valid = True
 
     # -- saved FMU states ---------------------------------------------------------------------------

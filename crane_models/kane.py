@@ -255,9 +255,9 @@ class MultibodySystem:
         return Kinematics(q, u, R0, o, cog, P, Pd, twist.reshape(nb, 6), theta, theta_dot, PP, G, JJ[:, 1, :, :n])
 
     def _native_kinematics(self, q: np.ndarray, u: np.ndarray) -> Kinematics:
-        """:meth:`kinematics`, plus ``M``, ``C`` and the weight term, from the compiled kernel."""
-        rec, q, u, R, o, cog, P, Pd, tw, th, thd, G, cj, M, C, mgz = self.native.evaluate(q, u)
-        return Kinematics(q, u, R, o, cog, P, Pd, tw, th, thd, None, G, cj, M, C, mgz, rec)
+        """:meth:`kinematics`, plus ``M``, ``C`` and the weight term, from the compiled kernel
+        (a :class:`kane_native.NativeKinematics`, which has the attributes of :class:`Kinematics`)."""
+        return self.native.evaluate(q, u)
 
     def solve(self, M: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``M⁻¹ b`` for the (symmetric positive definite) mass matrix: Cholesky in the kernel when it is

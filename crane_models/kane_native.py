@@ -70,6 +70,37 @@ def library() -> Optional[ctypes.CDLL]:
     return _lib
 
 
+class NativeKinematics:
+    """The :class:`kane.Kinematics` of one kernel evaluation: the same attributes, each a view into the
+    record that is made on first access (a model's derivative reads a few of the fifteen arrays; making
+    all views every time cost a third of an evaluation)."""
+
+    PP = None  # the numpy path's [P | Ṗ]; the kernel computes M and C itself
+
+    def __init__(self, record: np.ndarray, layout: dict) -> None:
+        self.record = record
+        self._layout = layout
+        # What every derivative evaluation reads, made at once; the rest on first access.
+        for name in ("q", "u", "M", "C", "mgz"):
+            a, b, shape = layout[name]
+            setattr(self, name, record[a:b].reshape(shape))
+
+    def __getattr__(self, name: str):
+        try:
+            a, b, shape = self._layout[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        view = self.record[a:b].reshape(shape)
+        setattr(self, name, view)
+        return view
+
+    def __getstate__(self) -> dict:  # pickled with a saved FMU state: the record and its layout suffice
+        return {"record": self.record, "_layout": self._layout}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+
 class NativeSystem:
     """Constant model record of one :class:`kane.MultibodySystem` and its evaluation with the kernel."""
 
@@ -120,13 +151,12 @@ class NativeSystem:
         shapes = {"rotation": (nb, 3, 3), "origin": (nb, 3), "cog": (nb, 3), "P": (nb, 6, n), "Pdot": (nb, 6, n),
                   "twist": (nb, 6), "theta": (nb,), "theta_dot": (nb,), "G": (nb, n), "cog_jacobian": (nb, 3, n),
                   "M": (n, n), "C": (n, n), "mgz": (n,)}
-        self._views = [(a, b, shapes[name]) for name, (a, b) in offs.items()]
-        self.fields = list(offs)  # order of the views returned by :meth:`evaluate`
+        self._layout = {name: (a, b, shapes[name]) for name, (a, b) in offs.items()}
+        self._layout.update(q=(0, n, (n,)), u=(n, 2 * n, (n,)))
         self._lin = np.empty(n * n + 2 * n)
 
-    def evaluate(self, q: np.ndarray, u: np.ndarray) -> list:
-        """``[record, q, u]`` and all kinematic quantities, ``M``, ``C`` at ``(q, u)`` (in the order of
-        :attr:`fields`) as views into one fresh record."""
+    def evaluate(self, q: np.ndarray, u: np.ndarray) -> "NativeKinematics":
+        """All kinematic quantities and ``M``, ``C`` at ``(q, u)`` in one fresh record."""
         n, nb = self.n, self.nb
         rec = np.empty(self.size)
         rec[:n] = q
@@ -142,7 +172,7 @@ class NativeSystem:
             k = code - 1
             dict(self._all_maps)[k](float(rec[self._coord[k]]))
             raise ValueError(f"joint map of body {k} is outside its domain at q = {rec[self._coord[k]]!r}")
-        return [rec, rec[:n], rec[n:2 * n]] + [rec[a:b].reshape(shape) for a, b, shape in self._views]
+        return NativeKinematics(rec, self._layout)
 
     def solve_spd(self, M: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
         """``M⁻¹ b`` by Cholesky (M is copied, not changed); None when ``M`` is not positive definite."""

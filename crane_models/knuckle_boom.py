@@ -306,6 +306,14 @@ OUTPUTS = (
 INTEGER_OUTPUTS = (("end_stop_active", "", "1 while a piston is beyond a stroke limit, else 0"),)
 
 
+_REAL_OUTPUT_ORDER = (
+    ["q1", "q2", "q3", "u1", "u2", "u3", "alpha2", "alpha3", "beta2", "beta3", "tip_x", "tip_y", "tip_z"]
+    + [f"{j}_{kind}_{a}" for j in ("joint1", "joint2", "joint3") for kind in ("force", "moment") for a in "xyz"]
+    + [f"cylinder{k}_{part}_force_{a}" for k in (2, 3) for part in ("barrel", "piston") for a in "xyz"]
+    + ["applied_king_torque", "applied_cylinder2_force", "applied_cylinder3_force", "end_stop_force2",
+       "end_stop_force3"])
+
+
 class KnuckleBoomModel:
     """The crane with its controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract)."""
 
@@ -361,20 +369,16 @@ class KnuckleBoomModel:
         kin, udot, effort, stop, active, _ = aux
         crane = self.crane
         wrenches = crane.system.gravity_wrenches(kin, crane.params.g) + crane.actuator_wrenches(effort + stop)
-        out = {"q1": x[0], "q2": x[1], "q3": x[2], "u1": x[3], "u2": x[4], "u3": x[5]}
-        out.update(crane.angles(kin))
-        tip = crane.tip_position(kin)
-        out.update(tip_x=tip[0], tip_y=tip[1], tip_z=tip[2])
-        for name, w in crane.reactions(kin, udot, wrenches).items():
-            for i, a in enumerate("xyz"):
-                out[f"{name}_force_{a}"] = w[i]
-            if name.startswith("joint"):
-                for i, a in enumerate("xyz"):
-                    out[f"{name}_moment_{a}"] = w[3 + i]
-        out.update(applied_king_torque=effort[0], applied_cylinder2_force=effort[1],
-                   applied_cylinder3_force=effort[2], end_stop_force2=stop[1], end_stop_force3=stop[2],
-                   end_stop_active=int(active))
-        return {k: float(v) for k, v in out.items()}
+        r = crane.reactions(kin, udot, wrenches)
+        angles = crane.angles(kin)
+        # One flat vector in the order of _REAL_OUTPUT_ORDER; tolist() gives Python floats in one call.
+        values = np.concatenate((x, [angles["alpha2"], angles["alpha3"], angles["beta2"], angles["beta3"]],
+                                 crane.tip_position(kin), r["joint1"], r["joint2"], r["joint3"],
+                                 r["cylinder2_barrel"][:3], r["cylinder2_piston"][:3], r["cylinder3_barrel"][:3],
+                                 r["cylinder3_piston"][:3], effort, stop[1:])).tolist()
+        out = dict(zip(_REAL_OUTPUT_ORDER, values))
+        out["end_stop_active"] = int(active)
+        return out
 
     def check_state(self, x: np.ndarray) -> None:
         if not np.all(np.isfinite(x)):

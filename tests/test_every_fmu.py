@@ -73,6 +73,18 @@ def test_fmu_code_imports_no_scipy(fmu_dir, name, tmp_path):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_model_outputs_are_exactly_the_fmu_outputs(name):
+    """The adapter stores a model's output dict as it is: every key must be an output variable of the FMU
+    (a stray key could shadow an input or parameter) and every output must be produced."""
+    from crane_models.simulation import CoSimulation
+
+    spec = SPECS[name]()
+    model, x0, options = spec.build({v.name: v.start for v in spec.parameters})
+    out = CoSimulation(model, x0, **options).outputs()
+    assert set(out) == {v.name for v in spec.outputs}
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_fmu_carries_and_loads_its_compiled_kernel(fmu_dir, name, tmp_path):
     """Each FMU bundles the compiled dynamics kernel and its own copy of crane_models loads that copy
     (not the installed package's), so the FMU runs at full speed on a machine without crane-cosim."""
