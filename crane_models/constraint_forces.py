@@ -66,6 +66,15 @@ class AuxiliarySpeeds:
             raise ValueError("constraint directions must be linearly independent")
         # Bodies that move with the auxiliary speeds: the cut body and everything outboard of it.
         self.outboard = np.flatnonzero(system.path[:, self.body])
+        self._S_w, self._S_v = self.S[:3], self.S[3:]
+        # A of (45) involves only the cut body's own P̃ = [S_ω; S_v − c × S_ω] (its COG c in its own frame):
+        # constant, so it is inverted once (for the cut of (67) it is the identity).
+        zero = np.zeros(system.n)
+        kin0 = system.kinematics(zero, zero)
+        A = self.coefficient_matrix(kin0, self.partial_velocities(kin0))
+        if np.linalg.cond(A) > 1e12:
+            raise ValueError("the constraint directions give a singular coefficient matrix A of eq. (45)")
+        self._A_inv = np.linalg.inv(A)
 
     def partial_velocities(self, kin: Kinematics) -> np.ndarray:
         """``P̃_k = ∂t_{c0k/m_k}^k/∂u_c`` for the outboard bodies, shape (len(outboard), 6, j), eq. (42).
@@ -75,12 +84,15 @@ class AuxiliarySpeeds:
         ``U`` and ``V`` transformations of (68)-(70) written as one screw transformation per body.
         """
         k, ob = self.body, self.outboard
-        s_w = np.einsum("ij,ajk->aik", kin.rotation[k], self.S.reshape(2, 3, -1))  # [ω; v] in Frame 0, at o_k
+        R = kin.rotation[k]
+        omega, v_o = R @ self._S_w, R @ self._S_v  # [ω; v] in Frame 0, at o_k
         p = kin.origin[k] - kin.cog[ob]  # from each COG to the cut origin
-        omega = np.broadcast_to(s_w[0], (len(ob),) + s_w[0].shape)
-        vel = s_w[1] + skew_stack(p) @ omega  # v_m = v_o + p_{m,o} × ω, eq. (20)
+        vel = v_o + skew_stack(p) @ omega  # v_m = v_o + p_{m,o} × ω, eq. (20)
         rt = kin.rotation[ob].transpose(0, 2, 1)
-        return np.concatenate((rt @ omega, rt @ vel), axis=1)
+        out = np.empty((len(ob), 6, self.S.shape[1]))
+        out[:, :3] = rt @ omega
+        out[:, 3:] = rt @ vel
+        return out
 
     def coefficient_matrix(self, kin: Kinematics, partials: np.ndarray) -> np.ndarray:
         """``A = Σ_k P̃_kᵀ Σ_p Ū_{p,m_k} N_pk`` of eq. (45).
@@ -98,8 +110,9 @@ class AuxiliarySpeeds:
         partials = self.partial_velocities(kin)
         ob = self.outboard
         net = self.system.inertial_wrenches(kin, udot)[ob] - external[ob]  # W_in − W_e, [f; n]
-        rhs = np.einsum("kai,ka->i", partials, np.concatenate((net[:, 3:], net[:, :3]), axis=1))  # Π: [n; f]
-        return np.linalg.solve(self.coefficient_matrix(kin, partials), rhs)
+        # Π flips [f; n] to [n; f]: rhs = Σ_k P̃_kᵀ Π (W_in − W_e)_k
+        rhs = np.einsum("kai,ka->i", partials[:, :3], net[:, 3:]) + np.einsum("kai,ka->i", partials[:, 3:], net[:, :3])
+        return self._A_inv @ rhs
 
     def wrench(self, rho: np.ndarray) -> np.ndarray:
         """The constraint wrench on the cut body as flipped ``[n; f]`` at its origin, its coordinates."""
@@ -116,13 +129,14 @@ def joint_effort_wrenches(system: MultibodySystem, kin: Kinematics, efforts: Seq
     """
     e = np.asarray(efforts, dtype=float)
     a_w = (kin.rotation @ system.axis[:, :, None])[:, :, 0]
-    f_w = (system.prismatic * e)[:, None] * a_w
     torque = (system.revolute * e)[:, None] * a_w
-    world = np.concatenate((f_w, torque + _cross(kin.origin - kin.cog, f_w)), axis=1)
-    kids = np.flatnonzero(system.parent >= 0)
-    par = system.parent[kids]
-    # The reaction on each parent, about the parent's COG (a force through o_k has a moment there).
-    reaction = np.concatenate((-f_w[kids], -torque[kids] - _cross(kin.origin[kids] - kin.cog[par], f_w[kids])), axis=1)
-    np.add.at(world, par, reaction)
+    # children_sum[p, k] = 1 when p is the parent of k: it sums the reactions per parent.
+    world = np.zeros((system.nb, 6))
+    world[:, 3:] = torque - system.children_sum @ torque
+    if system.prismatic.any():  # a force along a joint also has a moment about both COGs
+        f_w = (system.prismatic * e)[:, None] * a_w
+        cog_of_parent = kin.cog[np.maximum(system.parent, 0)]
+        world[:, :3] = f_w - system.children_sum @ f_w
+        world[:, 3:] += _cross(kin.origin - kin.cog, f_w) - system.children_sum @ _cross(kin.origin - cog_of_parent, f_w)
     rt = kin.rotation.transpose(0, 2, 1)
     return np.concatenate(((rt @ world[:, :3, None])[:, :, 0], (rt @ world[:, 3:, None])[:, :, 0]), axis=1)

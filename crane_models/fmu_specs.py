@@ -36,7 +36,11 @@ def knuckle_boom_spec() -> FmuSpec:
     params = parameters_from_dataclasses(KnuckleBoomParameters(), KnuckleBoomController(), init)
     params.append(FmuVariable("controller_enabled", "", "PD controller with gravity compensation on (true) "
                               "or off (false: efforts are the inputs alone)", True, "boolean"))
-    params += SOLVER_PARAMETERS
+    # rtol 1e-4, not the 1e-5 of the other FMUs: the internal step is capped by the communication step,
+    # and at 10 ms the FMU agrees with the 1e-10 reference to 1.0e-5 of each output's range for any rtol
+    # from 1e-3 to 1e-5 (measured, demo scenario; 9e-9 at 1 ms) -- 100 times inside the 0.1 % bound --
+    # while 1e-5 splits a fifth of the 10 ms steps in two for no visible gain.
+    params += [SOLVER_PARAMETERS[0], dataclasses.replace(SOLVER_PARAMETERS[1], start=1e-4)]
     # Set-points start at the initial pose, so an unconnected set-point input holds the crane still.
     start = {"q1_ref": init.q1_0, "q2_ref": init.q2_0, "q3_ref": init.q3_0}
     inputs = [FmuVariable(n, u, d, start.get(n, 0.0), display_unit="deg" if u == "rad" else None)

@@ -142,6 +142,10 @@ class MultibodySystem:
             while j >= 0:
                 self.path[k, j] = 1.0
                 j = self.parent[j]
+        self.children_sum = np.zeros((nb, nb))  # children_sum[p, k] = 1 when body p is the parent of body k
+        for k in range(nb):
+            if self.parent[k] >= 0:
+                self.children_sum[self.parent[k], k] = 1.0
         self.local_mass_matrix = np.zeros((nb, 6, 6))  # D_k of eq. (45)
         self.local_mass_matrix[:, :3, :3] = self.inertia
         self.local_mass_matrix[:, 3:, 3:] = self.mass[:, None, None] * np.eye(3)
@@ -349,6 +353,8 @@ class MultibodySystem:
 
     def inertial_wrenches(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:
         """Inertial wrenches ``W_in = Π (D ṫ + W D t)`` of eqs. (47)-(48), as ``[f; n]`` at each COG."""
+        if self.native is not None and getattr(kin, "record", None) is not None:
+            return self.native.inertial_wrenches(kin.record, udot)
         tdot = self.body_accelerations(kin, udot)
         w, v = kin.twist[:, :3], kin.twist[:, 3:]
         wx = skew_stack(w)

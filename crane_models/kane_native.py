@@ -65,6 +65,8 @@ def library() -> Optional[ctypes.CDLL]:
                 lib.mbs_solve_spd.restype = ctypes.c_int
                 lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
                 lib.mbs_reactions.restype = ctypes.c_int
+                lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
+                lib.mbs_inertial_wrenches.restype = ctypes.c_int
                 _lib = lib
                 break
     return _lib
@@ -109,6 +111,7 @@ class NativeSystem:
         self.nb, self.n = nb, n
         self._evaluate = lib.mbs_evaluate
         self._solve = lib.mbs_solve_spd
+        self._inertial = lib.mbs_inertial_wrenches
         coord = np.array([b.coordinate if b.coordinate is not None else -1 for b in system.bodies], dtype=np.intc)
         jtype = np.array([1 if r else 2 if p else 0 for r, p in zip(system.revolute, system.prismatic)], dtype=np.intc)
         # Joint maps the kernel evaluates itself; the others are called in Python before each evaluation.
@@ -173,6 +176,14 @@ class NativeSystem:
             dict(self._all_maps)[k](float(rec[self._coord[k]]))
             raise ValueError(f"joint map of body {k} is outside its domain at q = {rec[self._coord[k]]!r}")
         return NativeKinematics(rec, self._layout)
+
+    def inertial_wrenches(self, record: np.ndarray, udot: np.ndarray) -> np.ndarray:
+        """``W_in`` of (47)-(48), ``[f; n]`` at each COG in body coordinates, (nb, 6)."""
+        buf = np.empty(self.n + 6 * self.nb)
+        buf[:self.n] = udot
+        base = buf.ctypes.data
+        self._inertial(self._model_ptr, record.ctypes.data, base, base + 8 * self.n)
+        return buf[self.n:].reshape(self.nb, 6)
 
     def solve_spd(self, M: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
         """``M⁻¹ b`` by Cholesky (M is copied, not changed); None when ``M`` is not positive definite."""

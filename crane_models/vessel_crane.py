@@ -141,10 +141,11 @@ class VesselCrane:
         """Solve (37) with gravity and the joint efforts; returns ``(u̇, M)``.
 
         A joint effort acting between body and parent does the virtual power ``e_i u_i`` (identity joint
-        maps), so its generalized force is the effort itself; the wrenches of :meth:`applied_wrenches`
+        maps), so its generalized force is the effort itself, and gravity's is ``Σ Pᵀ Π W_g`` (46) taken in
+        Frame 0 (:meth:`kane.MultibodySystem.gravity_forces`); the wrenches of :meth:`applied_wrenches`
         give the same ``τ`` (tested) but are only needed for the constraint forces.
         """
-        tau = self.system.generalized_forces(kin, self.system.gravity_wrenches(kin, self.params.g)) + efforts
+        tau = self.system.gravity_forces(kin, self.params.g) + efforts
         udot, M, _ = self.system.accelerations(kin, tau)
         return udot, M
 

@@ -70,6 +70,8 @@ def test_kinematics_mass_coriolis_gravity_match_numpy(name):
         Mb, Cb = ref.mass_and_coriolis(b)
         assert close(Ma, Mb) and close(Ca, Cb)
         assert close(system.gravity_forces(a, 9.81), ref.gravity_forces(b, 9.81))
+        udot = rng.normal(size=system.n)
+        assert close(system.inertial_wrenches(a, udot), ref.inertial_wrenches(b, udot))
         if np.linalg.cond(Mb) < 1e8:  # not for a prescribed (massless) base, whose M is singular
             tau = rng.normal(size=system.n) * np.abs(Mb).max()
             # the solve loses cond(M) × ulp: 1e8 × 1e-16 → 1e-8 relative at worst

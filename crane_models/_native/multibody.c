@@ -302,6 +302,34 @@ int mbs_solve_spd(int n, double *M, const double *b, double *x) {
     return 0;
 }
 
+/* Inertial wrenches W_in = [m (v' + w x v); I w' + w x I w] of eqs. (47)-(48) at each COG, body
+ * coordinates, with t' = P u' + Pdot u (27); rec is the record filled by mbs_evaluate. out: (nb, 6). */
+int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out) {
+    const int nb = m->nb, n = m->n, sz = 6 * n;
+    const double *u = rec + n;
+    const double *P = rec + 2 * n + 3 * nb + 15 * nb;
+    const double *Pd = P + nb * sz, *twist = Pd + nb * sz;
+    for (int k = 0; k < nb; k++) {
+        const double *Pk = P + k * sz, *Pdk = Pd + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
+        double td[6], Iw[3], Itd[3], g[3], h[3];
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += Pk[i * n + j] * udot[j] + Pdk[i * n + j] * u[j];
+            td[i] = s;
+        }
+        matvec3(I, tw, Iw);
+        matvec3(I, td, Itd);
+        cross3(tw, Iw, g);
+        cross3(tw, tw + 3, h);
+        const double mk = m->mass[k];
+        for (int i = 0; i < 3; i++) {
+            out[6 * k + i] = mk * (td[3 + i] + h[i]);
+            out[6 * k + 3 + i] = Itd[i] + g[i];
+        }
+    }
+    return 0;
+}
+
 typedef struct {
     int n_items, n_struct, ncyl;
     const int *item_body;   /* (n_items) body of each contribution: structural bodies, then barrel, piston */
@@ -320,28 +348,10 @@ typedef struct {
  * work: 6 * n_items + 6 * nb doubles. */
 int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double *rec, const double *udot,
                   const double *external, double *total, double *supports, double *joints, double *work) {
-    const int nb = m->nb, n = m->n, sz = 6 * n;
-    const double *u = rec + n;
-    const double *rot = rec + 2 * n + 3 * nb, *org = rot + 9 * nb, *cog = org + 3 * nb, *P = cog + 3 * nb;
-    const double *Pd = P + nb * sz, *twist = Pd + nb * sz;
-    for (int k = 0; k < nb; k++) {
-        const double *Pk = P + k * sz, *Pdk = Pd + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
-        double td[6], Iw[3], Itd[3], g[3], h[3];
-        for (int i = 0; i < 6; i++) {
-            double s = 0.0;
-            for (int j = 0; j < n; j++) s += Pk[i * n + j] * udot[j] + Pdk[i * n + j] * u[j];
-            td[i] = s;
-        }
-        matvec3(I, tw, Iw);
-        matvec3(I, td, Itd);
-        cross3(tw, Iw, g);
-        cross3(tw, tw + 3, h);
-        const double mk = m->mass[k];
-        for (int i = 0; i < 3; i++) {
-            total[6 * k + i] = external[6 * k + i] - mk * (td[3 + i] + h[i]);
-            total[6 * k + 3 + i] = external[6 * k + 3 + i] - (Itd[i] + g[i]);
-        }
-    }
+    const int nb = m->nb, n = m->n;
+    const double *rot = rec + 2 * n + 3 * nb, *org = rot + 9 * nb, *cog = org + 3 * nb;
+    mbs_inertial_wrenches(m, rec, udot, total);
+    for (int i = 0; i < 6 * nb; i++) total[i] = external[i] - total[i];
     for (int c = 0; c < r->ncyl; c++) {
         const int b = r->cyl[2 * c], p = r->cyl[2 * c + 1];
         double d[3] = {org[3 * p] - org[3 * b], org[3 * p + 1] - org[3 * b + 1], org[3 * p + 2] - org[3 * b + 2]};
