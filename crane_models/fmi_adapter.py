@@ -325,10 +325,9 @@ class SlaveAdapter:
     # -- saved FMU states ---------------------------------------------------------------------------
     def get_state(self) -> dict:
         sim = self.sim
-        core = None
-        if sim is not None:
-            # The cached derivative is part of the state: it makes a replay bit-identical.
-            core = (sim.t, sim.x.copy(), sim.inputs.copy(), sim.stepper.h, sim._k, sim._aux)
+        # The cached derivative and the stepper's carried data (step size, Jacobian) are part of the
+        # state: they make a replay bit-identical.
+        core = sim.get_state() if sim is not None else None
         return {"values": dict(self.values), "error": self.error, "start_time": self.start_time,
                 "sim": core, "params": self._params_in_force}
 
@@ -346,9 +345,7 @@ class SlaveAdapter:
                     model, x0, options = self.spec.build(params)
                     self.sim = CoSimulation(model, x0, t0=core[0], inputs=core[2], **options)
                     self._params_in_force = params
-                self.sim.t, self.sim.x, self.sim.stepper.h = core[0], core[1].copy(), core[3]
-                self.sim.inputs = core[2].copy()
-                self.sim._k, self.sim._aux = core[4], core[5]
+                self.sim.set_state(core)
             self._outputs_valid = False
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"restoring the FMU state failed: {exc}")

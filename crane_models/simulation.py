@@ -19,21 +19,26 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from .integrators import EmbeddedRK23, StepFailure
+from .integrators import StepFailure, make_stepper
 
 __all__ = ["CoSimulation", "simulate_reference", "StepFailure"]
 
 
 class CoSimulation:
-    """State, inputs and integrator of one model instance, advanced one communication step at a time."""
+    """State, inputs and integrator of one model instance, advanced one communication step at a time.
+
+    ``stepper``: ``"rk23"`` (explicit Bogacki-Shampine 3(2), default) or ``"rosenbrock"`` (linearly
+    implicit ROS34PW2 for stiff models, :class:`integrators.RosenbrockW`); ``max_step`` bounds the
+    internal step of either (for the explicit one it is where a model puts its stability limit)."""
 
     def __init__(self, model, x0: np.ndarray, t0: float = 0.0, max_step: float = 0.01,
-                 rtol: float = 1e-5, atol: float = 1e-9, inputs: Optional[np.ndarray] = None):
+                 rtol: float = 1e-5, atol: float = 1e-9, inputs: Optional[np.ndarray] = None,
+                 stepper: str = "rk23"):
         self.model = model
         self.t = float(t0)
         self.x = np.array(x0, dtype=float)
         self.inputs = np.zeros(len(model.input_names)) if inputs is None else np.array(inputs, dtype=float)
-        self.stepper = EmbeddedRK23(rtol=rtol, atol=atol, max_step=max_step)
+        self.stepper = make_stepper(stepper, rtol=rtol, atol=atol, max_step=max_step)
         model.check_state(self.x)
         self._k = self._aux = None  # derivative and aux at (t, x) for the current inputs
 
@@ -61,6 +66,16 @@ class CoSimulation:
         x, k_end, aux_end = self.stepper.advance(self._f, self.t, self.x, t_end, k, aux)
         self.model.check_state(x)
         self.t, self.x, self._k, self._aux = t_end, x, k_end, aux_end
+
+    def get_state(self) -> tuple:
+        """Everything a bit-identical replay needs: time, state, inputs, the stepper's carried data
+        (step size, and the Jacobian of the implicit stepper) and the cached derivative at ``t``."""
+        return (self.t, self.x.copy(), self.inputs.copy(), self.stepper.get_state(), self._k, self._aux)
+
+    def set_state(self, state: tuple) -> None:
+        t, x, inputs, stepper, self._k, self._aux = state
+        self.t, self.x, self.inputs = t, x.copy(), inputs.copy()
+        self.stepper.set_state(stepper)
 
     def outputs(self) -> dict:
         _, aux = self._current()
