@@ -172,10 +172,11 @@ class FlexibleCrane:
     def drive_torque(self, t: float) -> float:
         """``t_dr^(c,1)(t)`` of eq. (21) (zero when disabled), on ``[0, t_pulse)``: the pulse is off *at*
         its end time, so a step that starts there (a communication point) starts from the right-hand
-        value, which the RK23 stepper reuses as its first stage. The end is taken 1 ns early so that a
-        communication point reached with rounding (0.09 + 0.01 = 0.09999999999999999) sees it off too."""
+        value. A communication point reached with rounding just before it (0.09 + 0.01 =
+        0.09999999999999999) still sees the pulse on; the steppers then restart the next step from the
+        value just after that point (``integrators._right_limit``)."""
         m = self.motion
-        on = 0.0 <= t < m.paper_torque_time - 1e-9
+        on = 0.0 <= t < m.paper_torque_time
         return m.paper_torque if self.paper_torque_enabled and on else 0.0
 
     def spring_forces(self, kin: Kinematics) -> np.ndarray:
