@@ -1,16 +1,23 @@
 """Real-time factor of the FlexibleCrane FMU under fmpy (issue 4): the paper scenario (torque pulse (21),
-programmed motion (17), (22), LuGre friction) for n_rfe = 1 (rigid), 4, 8, 16, with the FMU's default
-integrator settings (RK23, rtol 1e-6, max_step = 1.5/ω_max). Also prints ω_max, the step cap and the
-cost of one model evaluation. Target: RTF >= 1 for 4 elements over the paper's 10 s.
+programmed motion (17), (22), LuGre friction) for n_rfe = 1 (rigid), 4, 8, 16, with each internal stepper
+(``integrator`` 0: explicit RK23, step capped at 1.5/ω_max; 1: Rosenbrock-W ROS34PW2), rtol 1e-6.
 
-    python benchmarks/bench_flexible_crane.py [--stop 10] [--sizes 1 4 8 16]
+For each case it prints ω_max (stiffest undamped mode), the RK23 step cap, the cost of one model
+evaluation, the FMU's wall time and RTF under fmpy at a 10 ms communication step, and -- from the same
+run repeated in-process through ``CoSimulation`` (the code inside the FMU) -- model evaluations,
+accepted and rejected steps and Jacobian refreshes per simulated second, the median step and the
+state component that most often set the step (largest scaled error estimate).
+Target: RTF >= 1 for 4 elements over the paper's 10 s.
 
-The FMU's cost per simulated second is nearly constant (the step is held at the stability/accuracy
-limit of the undamped element modes), so a shorter ``--stop`` gives the same RTF much sooner.
+    python benchmarks/bench_flexible_crane.py [--stop S] [--sizes 1 4 8 16] [--integrators 0 1]
+
+The cost per simulated second is nearly constant after the first 0.1 s (the step is set by the
+undamped support and element modes), so a short ``--stop`` gives the RTF much sooner.
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import sys
 import tempfile
 import time
@@ -18,12 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
+STEPPER_NAMES = {0: "RK23", 1: "ROS34PW2"}
+
 
 def model_cost(n_rfe: int, repeat: int = 300) -> tuple:
     from crane_models.flexible_crane import highest_frequency
     from crane_models.flexible_crane_spec import build_model
 
-    model, x0, opts = build_model({"n_rfe": n_rfe})
+    model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": 0})
     x = x0.copy()
     x[model.n + 6] = 0.1
     model.derivative(0.05, x, np.zeros(1))
@@ -34,28 +43,76 @@ def model_cost(n_rfe: int, repeat: int = 300) -> tuple:
     return (time.perf_counter() - t0) / repeat, w, opts["max_step"], model.n
 
 
+def state_names(model) -> list:
+    n, c = model.n, model.crane
+    names = [f"q{i}" for i in range(n)]
+    for i, a in enumerate(("x_b", "y_b", "z_b", "psi_b", "theta_b", "phi_b")):
+        names[i] = a
+    for i, j in enumerate(c.joint_coords):
+        names[j] = f"q_c{i + 1}"
+    for j in c.rfe_coords:
+        names[j] = f"rfe{j - 8}"
+    return names + ["d" + s for s in names] + ["z1", "z2", "z3"]
+
+
+def in_process(n_rfe: int, integrator: int, stop: float, step: float) -> dict:
+    """The FMU's stepping code in-process: counts, median step, which state limits the step."""
+    from crane_models import integrators
+    from crane_models.flexible_crane_spec import build_model
+    from crane_models.simulation import CoSimulation
+
+    model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": integrator})
+    sim = CoSimulation(model, x0, **opts)
+    limiting = collections.Counter()
+    rms = integrators._rms
+
+    def counting_rms(e):
+        limiting[int(np.argmax(np.abs(e)))] += 1
+        return rms(e)
+
+    integrators._rms = counting_rms
+    steps = []
+    try:
+        for _ in range(int(round(stop / step))):
+            sim.step(step)
+            steps.append(sim.stepper.h)
+    finally:
+        integrators._rms = rms
+    st = dict(sim.stepper.stats)
+    names = state_names(model)
+    top = ", ".join(f"{names[i]} {c / sum(limiting.values()):.0%}" for i, c in limiting.most_common(2))
+    return {**{k: v / stop for k, v in st.items()}, "h": float(np.median(steps)), "limiting": top}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--stop", type=float, default=None, help="simulated time [s] (default: 10 s rigid, 1 s / "
-                    "0.3 s / 0.1 s for 4 / 8 / 16 elements)")
+    ap.add_argument("--stop", type=float, default=None, help="simulated time [s] (default: 1 s rigid, 0.2 s / "
+                    "0.1 s / 0.05 s for 4 / 8 / 16 elements)")
     ap.add_argument("--sizes", type=int, nargs="*", default=[1, 4, 8, 16])
+    ap.add_argument("--integrators", type=int, nargs="*", default=[0, 1])
     ap.add_argument("--step", type=float, default=0.01)
     args = ap.parse_args()
     from crane_cosim_build.build_fmus import build_fmu
     from crane_models.cosim import run_fmu
     from crane_models.flexible_crane_scenarios import flexible_crane_paper
 
-    default_stop = {1: 10.0, 4: 1.0, 8: 0.3, 16: 0.1}
+    default_stop = {1: 1.0, 4: 0.2, 8: 0.1, 16: 0.05}
     with tempfile.TemporaryDirectory() as tmp:
         fmu = build_fmu("FlexibleCrane", Path(tmp))
-        print(f"{'n_rfe':>5} {'n_dof':>5} {'omega_max':>10} {'max_step':>9} {'eval':>8} {'simulated':>9} "
-              f"{'wall':>8} {'RTF':>7} {'wall per sim. s':>15}")
+        print(f"{'n_rfe':>5} {'n_dof':>5} {'omega_max':>10} {'RK23 cap':>9} {'eval':>7} {'stepper':>9} "
+              f"{'sim.':>5} {'wall':>7} {'RTF':>7} {'evals/s':>8} {'acc/s':>7} {'rej/s':>6} {'jac/s':>6} "
+              f"{'median h':>9}  step set by")
         for n in args.sizes:
-            cost, w, h, ndof = model_cost(n)
-            stop = args.stop or default_stop.get(n, 0.1)
-            _, wall = run_fmu(fmu, flexible_crane_paper(n_rfe=n, stop_time=stop), args.step)
-            print(f"{n:>5} {ndof:>5} {w:>8.0f}/s {h:>9.2e} {cost * 1e6:>6.0f}us {stop:>8.2f}s {wall:>7.1f}s "
-                  f"{stop / wall:>7.3f} {wall / stop:>13.1f} s", flush=True)
+            cost, w, cap, ndof = model_cost(n)
+            stop = args.stop or default_stop.get(n, 0.05)
+            for integrator in args.integrators:
+                _, wall = run_fmu(fmu, flexible_crane_paper(n_rfe=n, stop_time=stop, integrator=integrator),
+                                  args.step)
+                c = in_process(n, integrator, stop, args.step)
+                print(f"{n:>5} {ndof:>5} {w:>8.0f}/s {cap:>9.2e} {cost * 1e6:>5.0f}us "
+                      f"{STEPPER_NAMES[integrator]:>9} {stop:>5.2f} {wall:>6.1f}s {stop / wall:>7.3f} "
+                      f"{c['evaluations']:>8.0f} {c['accepted']:>7.0f} {c['rejected']:>6.0f} {c['jacobians']:>6.1f} "
+                      f"{c['h']:>9.2e}  {c['limiting']}", flush=True)
     return 0
 
 
