@@ -9,11 +9,13 @@ FMU at all (its compiled extensions crash native hosts at exit), so everything h
 * :class:`EmbeddedRK23` -- the Bogacki-Shampine 3(2) pair (the pair behind scipy's ``RK23``) with
   standard step-size control; its last stage is the derivative at the end of the step, which the FMU
   reuses for its outputs.
+* :class:`DormandPrince54` -- the Dormand-Prince 5(4) pair (scipy's ``RK45``), same control, for
+  models whose accuracy rather than stability limits the step.
 * :class:`RosenbrockW` -- ROS34PW2 of Rang & Angermann (2005), an L-stable W-method of order 3 with an
   embedded order-2 solution: for models with fast, undamped or stiff modes whose explicit stability
   limit is far below the step that accuracy asks for.
 
-Both have the same interface, ``advance(f, t, y, t_end, k1, aux1) -> (y, k_end, aux_end)``, keep what
+All have the same interface, ``advance(f, t, y, t_end, k1, aux1) -> (y, k_end, aux_end)``, keep what
 they learned (step size, Jacobian) from one call to the next, and expose it as a picklable snapshot
 (``get_state``/``set_state``) so that a saved FMU state replays bit-identically.
 """
@@ -25,7 +27,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["EmbeddedRK23", "RosenbrockW", "StepFailure", "make_stepper", "STEPPERS"]
+__all__ = ["EmbeddedRK23", "DormandPrince54", "RosenbrockW", "StepFailure", "make_stepper", "STEPPERS"]
 
 
 class StepFailure(RuntimeError):
@@ -69,8 +71,10 @@ def _new_stats() -> dict:
 
 
 @dataclass
-class EmbeddedRK23:
-    """Adaptive RK23 with FSAL; keeps its step size from one call of :meth:`advance` to the next.
+class _ExplicitPair:
+    """Adaptive embedded explicit Runge-Kutta pair with FSAL; keeps its step size from one call of
+    :meth:`advance` to the next. Subclasses give the tableau through :meth:`_trial` and ``_ORDER``
+    (the order of the error estimate's leading term, for the step-size controller).
 
     ``stats`` counts model evaluations and accepted/rejected steps (diagnostics only, not part of the
     saved state)."""
@@ -81,6 +85,7 @@ class EmbeddedRK23:
     min_step: float = 1e-10
     h: float = 0.0  # last accepted step size (0: choose one)
     stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
+    _ORDER = 3
 
     def get_state(self):
         """What a replay needs to take the same steps: the step size."""
@@ -88,6 +93,13 @@ class EmbeddedRK23:
 
     def set_state(self, state) -> None:
         self.h = float(state)
+
+    def _trial(self, f: Callable, t: float, y: np.ndarray, h: float, k1: np.ndarray) -> tuple:
+        """One step: ``(y_new, f(t + h, y_new), its aux, scaled RMS error estimate)``."""
+        raise NotImplementedError
+
+    def _scaled_rms(self, y: np.ndarray, y_new: np.ndarray, e: np.ndarray) -> float:
+        return _rms(e / (self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))))
 
     def advance(self, f: Callable, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux1=None):
         """Integrate ``y' = f(t, y)`` from ``t`` to exactly ``t_end``.
@@ -100,26 +112,20 @@ class EmbeddedRK23:
         st = self.stats
         first = True
         tol_end = _rounding(t_end)
+        grow = -1.0 / self._ORDER
         while t_end - t > tol_end:
             h = min(h, self.max_step)
             last = t + h >= t_end - tol_end
             h_try = t_end - t if last else h
             try:
-                k2, _ = f(t + _C2 * h_try, y + (_C2 * h_try) * k1)
-                k3, _ = f(t + _C3 * h_try, y + (_A32 * h_try) * k2)
-                y_new = y + h_try * (_B1 * k1 + _B2 * k2 + _B3 * k3)
-                st["evaluations"] += 2
-                k4, aux4 = f(t + h_try, y_new)
-                st["evaluations"] += 1
-                scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
-                err = _rms((h_try * (_E1 * k1 + _E2 * k2 + _E3 * k3 + _E4 * k4)) / scale)
+                y_new, k_new, aux_new, err = self._trial(f, t, y, h_try, k1)
             except (ValueError, ArithmeticError):  # a trial stage left the model's domain: shorter step
                 err = math.inf
             if err <= 1.0:
                 st["accepted"] += 1
                 t = t_end if last else t + h_try
-                y, k1, aux = y_new, k4, aux4
-                factor = 5.0 if err == 0.0 else min(5.0, 0.9 * err ** (-1.0 / 3.0))
+                y, k1, aux = y_new, k_new, aux_new
+                factor = 5.0 if err == 0.0 else min(5.0, 0.9 * err ** grow)
                 if not last:
                     h = h_try * factor
                 else:
@@ -127,7 +133,7 @@ class EmbeddedRK23:
                     h = max(h, h_try * factor) if h_try >= h else h
             else:
                 st["rejected"] += 1
-                factor = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** (-1.0 / 3.0))
+                factor = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** grow)
                 h = h_try * factor
                 if h < self.min_step:
                     raise StepFailure(f"step size fell below {self.min_step:g} s at t = {t:.9g} s")
@@ -138,6 +144,53 @@ class EmbeddedRK23:
             first = False
         self.h = h
         return y, k1, aux
+
+
+@dataclass
+class EmbeddedRK23(_ExplicitPair):
+    """Bogacki-Shampine 3(2), 3 new evaluations per step: cheapest where one step spans a communication
+    step (smooth, well-damped models at 1-10 ms)."""
+
+    _ORDER = 3
+
+    def _trial(self, f: Callable, t: float, y: np.ndarray, h: float, k1: np.ndarray) -> tuple:
+        k2, _ = f(t + _C2 * h, y + (_C2 * h) * k1)
+        k3, _ = f(t + _C3 * h, y + (_A32 * h) * k2)
+        y_new = y + h * (_B1 * k1 + _B2 * k2 + _B3 * k3)
+        self.stats["evaluations"] += 2
+        k4, aux4 = f(t + h, y_new)
+        self.stats["evaluations"] += 1
+        return y_new, k4, aux4, self._scaled_rms(y, y_new, h * (_E1 * k1 + _E2 * k2 + _E3 * k3 + _E4 * k4))
+
+
+# Dormand & Prince, "A family of embedded Runge-Kutta formulae", J. Comput. Appl. Math. 6 (1980) 19-26:
+# RK5(4)7M (the pair of scipy's RK45), FSAL, local extrapolation (the 5th-order solution is kept).
+_DP_C = (0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0)
+_DP_A = [np.array(row) for row in (
+    (), (1.0 / 5.0,), (3.0 / 40.0, 9.0 / 40.0), (44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0),
+    (19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0),
+    (9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0),
+    (35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0))]
+_DP_E = np.array([71.0 / 57600.0, 0.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0, 22.0 / 525.0,
+                  -1.0 / 40.0])  # b − b̂
+
+
+@dataclass
+class DormandPrince54(_ExplicitPair):
+    """Dormand-Prince 5(4), 6 new evaluations per step: for models whose accuracy, not stability, limits
+    the step -- where RK23 needs several steps per communication step (fast transients after each
+    set-point jump, lightly damped oscillations followed in phase), one fifth-order step usually does."""
+
+    _ORDER = 5
+
+    def _trial(self, f: Callable, t: float, y: np.ndarray, h: float, k1: np.ndarray) -> tuple:
+        K = np.empty((7, y.size))
+        K[0] = k1
+        for s in range(1, 7):
+            y_s = y + h * (_DP_A[s] @ K[:s])
+            K[s], aux = f(t + _DP_C[s] * h, y_s)
+        self.stats["evaluations"] += 6
+        return y_s, K[6], aux, self._scaled_rms(y, y_s, h * (_DP_E @ K))  # the 7th stage is at y_new
 
 
 # ROS34PW2: Rang & Angermann, "New Rosenbrock W-methods of order 3 for partial differential algebraic
@@ -323,11 +376,11 @@ class RosenbrockW:
         return y, k1, aux
 
 
-STEPPERS = {"rk23": EmbeddedRK23, "rosenbrock": RosenbrockW}
+STEPPERS = {"rk23": EmbeddedRK23, "dopri5": DormandPrince54, "rosenbrock": RosenbrockW}
 
 
 def make_stepper(name: str, **options):
-    """A stepper by name (``"rk23"``, ``"rosenbrock"``) with its options (``rtol``, ``atol``, ``max_step``, ...)."""
+    """A stepper by name (``"rk23"``, ``"dopri5"``, ``"rosenbrock"``) with its options (``rtol``, ``atol``, ``max_step``, ...)."""
     try:
         cls = STEPPERS[name]
     except KeyError:
