@@ -243,7 +243,7 @@ class FlexibleCrane:
             zdot = bristle_rate(self.friction_model, v_joint, z, self.bristle)
             mu = friction_coefficient(self.friction_model, v_joint, z, zdot, self.bristle)
             f0 = self.joint_forces(kin, maps, a0, l0, grad)
-            F1 = np.stack([self.joint_forces(kin, maps, A[:, i], L[:, i], grad, homogeneous=True) for i in range(3)], axis=2)
+            F1 = self.joint_forces(kin, maps, A, L, grad, homogeneous=True)  # one column per friction torque
             torque = np.zeros(3)
             for _ in range(FRICTION_ITERATIONS):
                 f = f0 + F1 @ torque
@@ -259,13 +259,16 @@ class FlexibleCrane:
     def joint_forces(self, kin: Kinematics, maps: tuple, udot: np.ndarray, lam: np.ndarray, grad: np.ndarray,
                      homogeneous: bool = False) -> np.ndarray:
         """Force of the inboard on the outboard body in the three friction joints, joint frames (3, 3).
-        ``homogeneous``: only the part linear in ``(u̇, λ)`` (no velocity, gravity terms)."""
+        ``homogeneous``: only the part linear in ``(u̇, λ)`` (no velocity, gravity terms). ``udot`` (n, k)
+        and ``lam`` (m, k) give k such forces at once, (3, 3, k)."""
         S, c = maps
-        f = S @ udot - (grad.T @ lam)[None, :]
+        f = S @ udot - (grad.T @ lam)[None]
         if not homogeneous:
             f = f + c
         R = kin.rotation[self.joint_bodies]
-        return (R.transpose(0, 2, 1) @ f[:, :, None])[:, :, 0]
+        if f.ndim == 2:
+            return (R.transpose(0, 2, 1) @ f[:, :, None])[:, :, 0]
+        return R.transpose(0, 2, 1) @ f
 
     # -- energy -------------------------------------------------------------------------------------
     def energy(self, q: np.ndarray, u: np.ndarray) -> dict:
@@ -388,6 +391,13 @@ class FlexibleCraneModel:
         u = np.zeros(self.n)
         u[self.crane.joint_coords] = [i.u_c1_0, i.u_c2_0, i.u_c3_0]
         return np.concatenate((q, u, np.zeros(3)))
+
+    @property
+    def switch_times(self) -> tuple:
+        """Times at which the model's right-hand side jumps (the end of the torque pulse (21)):
+        :class:`simulation.CoSimulation` integrates up to them and restarts after them."""
+        m = self.crane.motion
+        return (m.paper_torque_time,) if self.crane.paper_torque_enabled else ()
 
     def evaluate(self, t: float, x: np.ndarray, inputs: np.ndarray) -> dict:
         n = self.n

@@ -27,7 +27,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["EmbeddedRK23", "DormandPrince54", "RosenbrockW", "StepFailure", "make_stepper", "STEPPERS"]
+__all__ = ["EmbeddedRK23", "DormandPrince54", "RosenbrockW", "StepFailure", "make_stepper", "STEPPERS",
+           "INTEGRATOR_CODES", "stepper_for_code"]
 
 
 class StepFailure(RuntimeError):
@@ -331,9 +332,17 @@ class RosenbrockW:
                 self._refresh_jacobian(f, t_k1, y, k1)
             h = min(h, self.max_step)
             remaining = t_end - t
-            n_steps = max(1, math.ceil(remaining / h - 1e-9))
-            h_try = remaining / n_steps
-            last = n_steps == 1
+            if rejections == 0:
+                n_steps = max(1, math.ceil(remaining / h - 1e-9))
+                h_try = remaining / n_steps
+                last = n_steps == 1
+            else:
+                # After a rejection plain steps, as the explicit steppers take: a step can then end just
+                # short of a switch of the model within rounding of t_end (the end of a torque pulse at a
+                # communication point reached as 0.1 + 1e-17), which the loop's end test then skips; equal
+                # steps would all end on the switch and fail down to min_step.
+                last = h >= remaining - tol_end
+                h_try = remaining if last else h
             try:
                 y_new, e = self._step(f, t, y, h_try, k1)
                 scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
@@ -377,6 +386,24 @@ class RosenbrockW:
 
 
 STEPPERS = {"rk23": EmbeddedRK23, "dopri5": DormandPrince54, "rosenbrock": RosenbrockW}
+
+
+# Values of the FMUs' Integer parameter ``integrator`` (its description lists them).
+INTEGRATOR_CODES = {0: "rk23", 1: "rosenbrock", 2: "dopri5"}
+INTEGRATOR_DESCRIPTION = ("internal stepper: 0 explicit Bogacki-Shampine 3(2) (RK23), 1 linearly implicit "
+                          "Rosenbrock-W ROS34PW2 (L-stable, for damped stiff modes), 2 explicit Dormand-Prince 5(4)")
+
+
+def stepper_for_code(code) -> str:
+    """The stepper name of an ``integrator`` parameter value; ValueError names the allowed values."""
+    try:
+        name = INTEGRATOR_CODES.get(int(code)) if float(code) == int(code) else None
+    except (TypeError, ValueError, OverflowError):
+        name = None
+    if name is None:
+        allowed = ", ".join(f"{k} ({v})" for k, v in INTEGRATOR_CODES.items())
+        raise ValueError(f"integrator = {code!r} must be one of {allowed}")
+    return name
 
 
 def make_stepper(name: str, **options):
