@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-STEPPER_NAMES = {0: "RK23", 1: "ROS34PW2"}
+STEPPER_NAMES = {0: "RK23", 1: "ROS34PW2", 2: "DOPRI5"}
 
 
 def model_cost(n_rfe: int, repeat: int = 300) -> tuple:

@@ -96,11 +96,7 @@ def constrained_accelerations(M: np.ndarray, rhs: np.ndarray, Phi_q: np.ndarray,
     X = np.linalg.solve(M, np.concatenate(cols, axis=1))
     x0, x_phi, x_e = X[:, 0], X[:, 1:1 + m], X[:, 1 + m:]
     S = Phi_q @ x_phi
-    l0 = np.linalg.solve(S, target - Phi_q @ x0)
-    a0 = x0 + x_phi @ l0
-    if k:
-        L = -np.linalg.solve(S, Phi_q @ x_e)
-        A = x_e + x_phi @ L
-    else:
-        L, A = np.zeros((m, 0)), np.zeros((n, 0))
-    return a0, A, l0, L
+    # λ = l0 + L e in one solve with the Schur complement S = Φ_q M⁻¹ Φ_qᵀ.
+    Y = np.linalg.solve(S, np.concatenate(((target - Phi_q @ x0)[:, None], -(Phi_q @ x_e)), axis=1))
+    l0, L = Y[:, 0], Y[:, 1:]
+    return x0 + x_phi @ l0, x_e + x_phi @ L, l0, L

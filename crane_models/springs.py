@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kane import Kinematics, skew_stack
+from .kane import _SKEW, Kinematics, skew_stack
 
 __all__ = ["cross", "rfe_lengths", "sde_stiffness", "rfe_inertia", "box_section", "PointSprings", "point_velocity_jacobian"]
 
@@ -25,9 +25,9 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     >>> cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])).tolist()
     [0.0, 0.0, 1.0]
     """
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
+    a = np.asarray(a, dtype=float)
+    # skew(a) b as one broadcasting product of the stacked skew matrices (kane._SKEW) with b.
+    return ((a @ _SKEW).reshape(a.shape[:-1] + (3, 3)) @ np.asarray(b, dtype=float)[..., None])[..., 0]
 
 
 def rfe_lengths(length: float, n_rfe: int) -> np.ndarray:
