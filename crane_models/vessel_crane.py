@@ -238,6 +238,9 @@ OUTPUTS = (
 )
 
 
+_OUTPUT_NAMES = [name for name, _, _ in OUTPUTS]
+
+
 class VesselCraneModel:
     """The vessel crane with its PD controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract)."""
 
@@ -272,15 +275,10 @@ class VesselCraneModel:
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         kin, udot, efforts, _ = aux
-        out = {f"{c}{i}": x[j * 6 + i - 1] for j, c in enumerate("qu") for i in range(1, 7)}
         (n2, f2), (n1, f1) = self.crane.interface_wrench(kin, udot, efforts)
-        for prefix, n, f in (("interface", n2, f2), ("interface_f1", n1, f1)):
-            out.update({f"{prefix}_moment_{a}": n[i] for i, a in enumerate("xy")})
-            out.update({f"{prefix}_force_{a}": f[i] for i, a in enumerate("xyz")})
-        tip = self.crane.tip_position(kin)
-        out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
-        out.update({f"applied_joint{i}_torque": efforts[i - 1] for i in (4, 5, 6)})
-        return {k: float(v) for k, v in out.items()}
+        # One flat vector in the order of OUTPUTS; tolist() gives Python floats in one call.
+        values = np.concatenate((x, n2[:2], f2, n1[:2], f1, self.crane.tip_position(kin), efforts[3:])).tolist()
+        return dict(zip(_OUTPUT_NAMES, values))
 
     def check_state(self, x: np.ndarray) -> None:
         if not np.all(np.isfinite(x)):

@@ -15,9 +15,9 @@ _ATOL = FmuVariable("atol", "", "absolute tolerance of the internal integrator (
 
 
 def _solver_parameters() -> list:
-    from .fmu_specs import SOLVER_PARAMETERS  # fmu_specs imports this module
+    from .fmu_specs import SOLVER_PARAMETERS, VESSEL_INTEGRATOR, integrator_parameter  # fmu_specs imports this module
 
-    return SOLVER_PARAMETERS + [_ATOL]
+    return [integrator_parameter(VESSEL_INTEGRATOR)] + SOLVER_PARAMETERS + [_ATOL]
 
 
 def _variables(table, start: dict) -> list:
@@ -27,7 +27,9 @@ def _variables(table, start: dict) -> list:
 
 
 def _options(values: dict) -> dict:
-    return {name: float(values[name]) for name in ("max_step", "rtol", "atol")}
+    from .fmu_specs import solver_options
+
+    return solver_options(values, ("max_step", "rtol", "atol"))
 
 
 def crane_on_moving_base_spec() -> FmuSpec:
