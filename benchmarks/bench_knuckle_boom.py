@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from benchlib import model_costs, print_costs, print_table  # noqa: E402
 
 
 def build_null_fmu(out: Path) -> Path:
@@ -25,22 +27,12 @@ def build_null_fmu(out: Path) -> Path:
     return Path(FmuBuilder.build_FMU(HERE / "null_slave.py", dest=out))
 
 
-def time_model_evaluation(repeat: int = 3000) -> tuple:
+def model_evaluation_costs() -> dict:
     from crane_models.knuckle_boom import KnuckleBoomInitialState, KnuckleBoomModel
 
-    model = KnuckleBoomModel()
     x = KnuckleBoomInitialState().state()
     x[3:] = [0.1, 0.05, -0.02]
-    inputs = np.array([0.0, 0.0, 0.0, 0.1, 0.7, 0.6])
-    _, aux = model.derivative(0.0, x, inputs)
-    t0 = time.perf_counter()
-    for _ in range(repeat):
-        model.derivative(0.0, x, inputs)
-    t_rhs = (time.perf_counter() - t0) / repeat
-    t0 = time.perf_counter()
-    for _ in range(repeat):
-        model.outputs(0.0, x, inputs, aux)
-    return t_rhs, (time.perf_counter() - t0) / repeat
+    return model_costs(KnuckleBoomModel, x, np.array([0.0, 0.0, 0.0, 0.1, 0.7, 0.6]))
 
 
 def main() -> int:
@@ -69,11 +61,8 @@ def main() -> int:
             run_fmu_manual(fmu, sc, step, outputs=["joint1_force_x", "joint1_force_y", "joint1_force_z"])
             rows.append(("KnuckleBoomCrane FMU, FMU2Slave loop, 3 outputs read", f"{step * 1e3:g} ms",
                          sc.stop_time / (time.perf_counter() - t0)))
-    t_rhs, t_out = time_model_evaluation()
-    print(f"{'what':<54} {'comm. step':>10} {'real-time factor':>18}")
-    for what, step, rtf in rows:
-        print(f"{what:<54} {step:>10} {rtf if isinstance(rtf, str) else f'{rtf:.1f}':>18}")
-    print(f"\none model evaluation (kinematics, M, C, tau, solve): {t_rhs * 1e6:.0f} us; outputs with reactions: {t_out * 1e6:.0f} us")
+    print_table(rows)
+    print_costs(model_evaluation_costs(), "outputs with reactions")
     print("targets: RTF >= 50 at 10 ms, >= 5 at 1 ms")
     return 0
 
