@@ -266,7 +266,7 @@ class MultibodySystem:
     def solve(self, M: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``M⁻¹ b`` for the (symmetric positive definite) mass matrix: Cholesky in the kernel when it is
         loaded, :func:`solve_spd` otherwise (and for a matrix that is not positive definite)."""
-        if self.native is not None and b.ndim == 1 and len(b) == self.n:
+        if self.native is not None and 1 <= b.ndim <= 2 and len(b) == self.n:
             x = self.native.solve_spd(M, b)
             if x is not None:
                 return x

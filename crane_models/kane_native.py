@@ -61,7 +61,7 @@ def library() -> Optional[ctypes.CDLL]:
                     continue
                 lib.mbs_evaluate.argtypes = [ctypes.c_void_p] * 6
                 lib.mbs_evaluate.restype = ctypes.c_int
-                lib.mbs_solve_spd.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 3
+                lib.mbs_solve_spd.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3
                 lib.mbs_solve_spd.restype = ctypes.c_int
                 lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
                 lib.mbs_reactions.restype = ctypes.c_int
@@ -156,7 +156,6 @@ class NativeSystem:
                   "M": (n, n), "C": (n, n), "mgz": (n,)}
         self._layout = {name: (a, b, shapes[name]) for name, (a, b) in offs.items()}
         self._layout.update(q=(0, n, (n,)), u=(n, 2 * n, (n,)))
-        self._lin = np.empty(n * n + 2 * n)
 
     def evaluate(self, q: np.ndarray, u: np.ndarray) -> "NativeKinematics":
         """All kinematic quantities and ``M``, ``C`` at ``(q, u)`` in one fresh record."""
@@ -186,15 +185,18 @@ class NativeSystem:
         return buf[self.n:].reshape(self.nb, 6)
 
     def solve_spd(self, M: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
-        """``M⁻¹ b`` by Cholesky (M is copied, not changed); None when ``M`` is not positive definite."""
+        """``M⁻¹ b`` by Cholesky for ``b`` of shape (n,) or (n, k) (M is copied, not changed); None when
+        ``M`` is not positive definite."""
         n = self.n
-        work = self._lin
+        k = 1 if b.ndim == 1 else b.shape[1]
+        work = np.empty(n * n + 2 * n * k)
         work[:n * n] = M.reshape(-1)
-        work[n * n:n * n + n] = b
+        work[n * n:n * n + n * k] = b.reshape(-1)
         base = work.ctypes.data
-        if self._solve(n, base, base + 8 * n * n, base + 8 * (n * n + n)):
+        if self._solve(n, k, base, base + 8 * n * n, base + 8 * (n * n + n * k)):
             return None
-        return work[n * n + n:].copy()
+        x = work[n * n + n * k:]
+        return x if b.ndim == 1 else x.reshape(n, k)
 
 
 class NativeReactions:

@@ -87,6 +87,8 @@ def test_spd_solve_and_fallback_for_indefinite_matrix():
     M = A @ A.T + 3 * np.eye(3)
     b = rng.normal(size=3)
     assert np.allclose(system.solve(M, b), np.linalg.solve(M, b), rtol=1e-12, atol=0)
+    B = rng.normal(size=(3, 4))  # several right-hand sides at once (the flexible crane's constraint solve)
+    assert np.allclose(system.solve(M, B), np.linalg.solve(M, B), rtol=1e-12, atol=0)
     indefinite = np.diag([1.0, -2.0, 3.0])  # Cholesky refuses it; the numpy fallback solves it
     assert np.allclose(system.solve(indefinite, b), b / np.diag(indefinite), rtol=1e-14)
 

@@ -274,9 +274,10 @@ int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const dou
     return 0;
 }
 
-/* Solve M x = b for a symmetric positive definite M (n x n, overwritten by its Cholesky factor).
- * Returns 0, or k + 1 when the k-th pivot is not positive. */
-int mbs_solve_spd(int n, double *M, const double *b, double *x) {
+/* Solve M X = B for a symmetric positive definite M (n x n, overwritten by its Cholesky factor) and
+ * nrhs right-hand sides (B, X: n x nrhs, row-major). Returns 0, or k + 1 when the k-th pivot is not
+ * positive. */
+int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x) {
     for (int j = 0; j < n; j++) {
         double d = M[j * n + j];
         for (int k = 0; k < j; k++) d -= M[j * n + k] * M[j * n + k];
@@ -289,15 +290,17 @@ int mbs_solve_spd(int n, double *M, const double *b, double *x) {
             M[i * n + j] = s / d;
         }
     }
-    for (int i = 0; i < n; i++) {
-        double s = b[i];
-        for (int k = 0; k < i; k++) s -= M[i * n + k] * x[k];
-        x[i] = s / M[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double s = x[i];
-        for (int k = i + 1; k < n; k++) s -= M[k * n + i] * x[k];
-        x[i] = s / M[i * n + i];
+    for (int r = 0; r < nrhs; r++) {
+        for (int i = 0; i < n; i++) {
+            double s = b[i * nrhs + r];
+            for (int k = 0; k < i; k++) s -= M[i * n + k] * x[k * nrhs + r];
+            x[i * nrhs + r] = s / M[i * n + i];
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            double s = x[i * nrhs + r];
+            for (int k = i + 1; k < n; k++) s -= M[k * n + i] * x[k * nrhs + r];
+            x[i * nrhs + r] = s / M[i * n + i];
+        }
     }
     return 0;
 }
