@@ -75,10 +75,13 @@ def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None) -> 
         plot_scenario(sc, result, reference, sc_dir)
         rows.append((name, step, dev[worst], worst, sc.stop_time / wall, sc.stop_time / wall_ref))
     print()
-    header = f"{'scenario':<26} {'step':>7} {'max deviation FMU vs standalone':>34} {'RTF FMU':>9} {'RTF standalone':>15}"
+    width = max([26] + [len(r[0]) for r in rows]) if rows else 26
+    header = (f"{'scenario':<{width}} {'step':>7}  {'max deviation FMU vs standalone':<46} {'RTF FMU':>9} "
+              f"{'RTF standalone':>15}")
     print(header)
     print("-" * len(header))
     for name, h, d, worst, rtf, rtf_ref in rows:
-        print(f"{name:<26} {h * 1e3:>5g}ms {100 * d:>9.2e} % of range ({worst:<14.14}) {rtf:>9.1f} {rtf_ref:>15.2f}")
+        deviation = f"{100 * d:.2e} % of range ({worst})"
+        print(f"{name:<{width}} {h * 1e3:>5g}ms  {deviation:<46} {rtf:>9.2f} {rtf_ref:>15.2f}")
     print(f"\nresults (CSV, PNG) in {out_dir.resolve()}")
     return rows
