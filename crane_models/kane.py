@@ -272,6 +272,14 @@ class MultibodySystem:
                 return x
         return solve_spd(M, b)
 
+    def solve_with(self, kin: Kinematics, b: np.ndarray) -> np.ndarray:
+        """``M⁻¹ b`` with the mass matrix at ``kin``: one product when the kernel delivered ``M⁻¹`` with the
+        kinematics (small systems), :meth:`solve` otherwise."""
+        Minv = getattr(kin, "Minv", None)
+        if Minv is not None:
+            return Minv @ b
+        return self.solve(self.mass_and_coriolis(kin)[0], b)
+
     # -- equations of motion (43)-(46) -------------------------------------------------------------
     def mass_and_coriolis(self, kin: Kinematics) -> tuple:
         """``M = Σ P_kᵀ D_k P_k`` and ``C = Σ P_kᵀ (D_k Ṗ_k + G_k P_k)`` of eq. (44), in one pass.
@@ -328,7 +336,7 @@ class MultibodySystem:
     def accelerations(self, kin: Kinematics, tau: np.ndarray) -> tuple:
         """Solve (43) for ``u̇``; returns ``(u̇, M, C)``."""
         M, C = self.mass_and_coriolis(kin)
-        return self.solve(M, tau - C @ kin.u), M, C
+        return self.solve_with(kin, tau - C @ kin.u), M, C
 
     def accelerations_with_prescribed(self, kin: Kinematics, tau: np.ndarray, prescribed: Sequence[int],
                                       prescribed_udot: np.ndarray) -> tuple:

@@ -29,10 +29,11 @@ _loaded = False
 
 # Joint maps that the kernel evaluates (a map object's ``native = (kind, parameters)``).
 MAP_KINDS = {"cylinder_alpha": 2, "cylinder_beta": 3}
+INVERT_UP_TO = 12  # systems with at most this many coordinates get M⁻¹ with every evaluation
 
 
 class _Model(ctypes.Structure):
-    _fields_ = [("nb", ctypes.c_int), ("n", ctypes.c_int)] + [
+    _fields_ = [("nb", ctypes.c_int), ("n", ctypes.c_int), ("invert", ctypes.c_int)] + [
         (name, ctypes.c_void_p) for name in ("parent", "coord", "jtype", "custom_map", "map_par", "axis", "offset",
                                              "rotation0", "mass", "inertia", "com", "col_ptr", "col_idx")]
 
@@ -97,10 +98,12 @@ class NativeKinematics:
         return view
 
     def __getstate__(self) -> dict:  # pickled with a saved FMU state: the record and its layout suffice
-        return {"record": self.record, "_layout": self._layout}
+        return {"record": self.record, "_layout": self._layout, "inverted": self.Minv is not None}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self.record, self._layout = state["record"], state["_layout"]
+        a, b, shape = self._layout["Minv"]
+        self.Minv = self.record[a:b].reshape(shape) if state["inverted"] else None
 
 
 class NativeSystem:
@@ -138,13 +141,15 @@ class NativeSystem:
             (system.parent, np.intc), (coord, np.intc), (jtype, np.intc), (custom, np.intc), (map_par, float),
             (system.axis, float), (system.offset, float), (system.rotation0, float), (system.mass, float),
             (system.inertia, float), (system.com, float), (ptr, np.intc), (cols if cols else [0], np.intc))]
-        self._model = _Model(nb, n, *(a.ctypes.data for a in self._arrays))
+        # Small systems also get M⁻¹ from each evaluation (n³ flops in C): a solve then is one product.
+        self.invert = n <= INVERT_UP_TO
+        self._model = _Model(nb, n, int(self.invert), *(a.ctypes.data for a in self._arrays))
         self._model_ptr = ctypes.addressof(self._model)
-        self._work = np.empty(2 * nb * 6 * n + 6 * nb)
+        self._work = np.empty(2 * nb * 6 * n + 6 * nb + 2 * n * n)
         self._work_ptr = self._work.ctypes.data
         sizes = [("rotation", 9 * nb), ("origin", 3 * nb), ("cog", 3 * nb), ("P", 6 * nb * n),
                  ("Pdot", 6 * nb * n), ("twist", 6 * nb), ("theta", nb), ("theta_dot", nb), ("G", nb * n),
-                 ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n)]
+                 ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n), ("Minv", n * n)]
         # Record: [q | u | maps (nb, 3) | outputs...], one allocation per evaluation.
         offs, pos = {}, 2 * n + 3 * nb
         for name, size in sizes:
@@ -153,7 +158,7 @@ class NativeSystem:
         self._offs, self.size = offs, pos
         shapes = {"rotation": (nb, 3, 3), "origin": (nb, 3), "cog": (nb, 3), "P": (nb, 6, n), "Pdot": (nb, 6, n),
                   "twist": (nb, 6), "theta": (nb,), "theta_dot": (nb,), "G": (nb, n), "cog_jacobian": (nb, 3, n),
-                  "M": (n, n), "C": (n, n), "mgz": (n,)}
+                  "M": (n, n), "C": (n, n), "mgz": (n,), "Minv": (n, n)}
         self._layout = {name: (a, b, shapes[name]) for name, (a, b) in offs.items()}
         self._layout.update(q=(0, n, (n,)), u=(n, 2 * n, (n,)))
 
@@ -174,7 +179,13 @@ class NativeSystem:
             k = code - 1
             dict(self._all_maps)[k](float(rec[self._coord[k]]))
             raise ValueError(f"joint map of body {k} is outside its domain at q = {rec[self._coord[k]]!r}")
-        return NativeKinematics(rec, self._layout)
+        kin = NativeKinematics(rec, self._layout)
+        if self.invert:
+            a, b, shape = self._layout["Minv"]
+            kin.Minv = rec[a:b].reshape(shape) if rec[a] == rec[a] else None  # NaN: M not positive definite
+        else:
+            kin.Minv = None
+        return kin
 
     def inertial_wrenches(self, record: np.ndarray, udot: np.ndarray) -> np.ndarray:
         """``W_in`` of (47)-(48), ``[f; n]`` at each COG in body coordinates, (nb, 6)."""

@@ -362,7 +362,7 @@ class KnuckleBoomModel:
         d_effort = delta[:3].copy()
         if self.controller_enabled:
             d_effort += self._kp * delta[3:6]
-        udot = udot + self.crane.system.solve(M, self.crane.system.joint_forces(kin, self.crane.actuated, d_effort))
+        udot = udot + self.crane.system.solve_with(kin, self.crane.system.joint_forces(kin, self.crane.actuated, d_effort))
         return np.concatenate((kin.u, udot)), (kin, udot, effort + d_effort, stop, active, M)
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:

@@ -270,7 +270,7 @@ class VesselCraneModel:
         kin, udot, efforts, M = aux
         delta = new - old
         d_efforts = np.concatenate((np.zeros(3), self._kp * delta[:3] + delta[3:6]))
-        udot = udot + self.crane.system.solve(M, d_efforts)
+        udot = udot + self.crane.system.solve_with(kin, d_efforts)
         return np.concatenate((kin.u, udot)), (kin, udot, efforts + d_efforts, M)
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:

@@ -78,6 +78,21 @@ def test_kinematics_mass_coriolis_gravity_match_numpy(name):
             assert close(system.accelerations(a, tau)[0], ref.accelerations(b, tau)[0], 1e-7)
 
 
+def test_small_systems_get_the_inverse_mass_matrix_and_it_survives_pickling():
+    import pickle
+
+    system = KnuckleBoomModel().crane.system
+    if system.native is None:
+        pytest.skip("kernel not loaded")
+    kin = system.kinematics(np.array([0.3, 0.9, 1.1]), np.array([0.1, -0.2, 0.3]))
+    assert np.allclose(kin.Minv @ kin.M, np.eye(3), rtol=0, atol=1e-12)
+    again = pickle.loads(pickle.dumps(kin))
+    assert np.array_equal(again.Minv, kin.Minv) and np.array_equal(again.M, kin.M)
+    big = FlexibleCrane(n_rfe=4, constraints_enabled=False).system  # n = 18: no inverse, Cholesky solves
+    kin = big.kinematics(np.zeros(big.n), np.zeros(big.n))
+    assert kin.Minv is None and pickle.loads(pickle.dumps(kin)).Minv is None
+
+
 def test_spd_solve_and_fallback_for_indefinite_matrix():
     system = KnuckleBoomModel().crane.system
     if system.native is None:

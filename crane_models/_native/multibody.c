@@ -11,6 +11,7 @@
 
 typedef struct {
     int nb, n;
+    int invert;             /* 1: also store M^-1 after the weight term (small systems) */
     const int *parent;      /* index of the parent body, -1 for the root */
     const int *coord;       /* generalized coordinate driving the joint, -1 for a fixed joint */
     const int *jtype;       /* 0 fixed, 1 revolute, 2 prismatic */
@@ -84,9 +85,13 @@ static int cylinder_angle(int beta, const double *par, double q, double *out) {
     return 0;
 }
 
-/* Kinematics (eqs. (16), (25), (28)), M and C (44) and the weight term sum_k m_k dz_k/du of (46).
+int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x);
+
+/* Kinematics (eqs. (16), (25), (28)), M and C (44) and the weight term sum_k m_k dz_k/du of (46); with
+ * m->invert also M^-1 (NaN in its first entry when M is not positive definite).
  * maps: (nb, 3) theta, dtheta/dq, d2theta/dq2, read for joints with custom_map set.
- * work: 2 * nb * 6 * n + nb * 6 doubles (joint Jacobians in Frame 0 and their rates, body twists).
+ * work: 2 * nb * 6 * n + nb * 6 + 2 * n * n doubles (joint Jacobians in Frame 0 and their rates, body
+ * twists, room for the inversion).
  * Returns 0, or k + 1 when the map of body k is outside its domain. */
 int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
                  double *work) {
@@ -270,6 +275,13 @@ int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const dou
             }
             o.mgz[j] += mk * cj[2 * n + j];
         }
+    }
+    if (m->invert) {
+        double *L = work + 2 * nb * sz + 6 * nb, *I = L + n * n, *Minv = o.mgz + n;
+        memcpy(L, o.M, sizeof(double) * n * n);
+        memset(I, 0, sizeof(double) * n * n);
+        for (int i = 0; i < n; i++) I[i * n + i] = 1.0;
+        if (mbs_solve_spd(n, n, L, I, Minv)) Minv[0] = NAN;
     }
     return 0;
 }
