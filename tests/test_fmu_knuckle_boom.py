@@ -1,6 +1,6 @@
 """The KnuckleBoomCrane FMU under fmpy against the standalone solver, FMI validation, error handling.
 
-Tolerance: the issue's 0.1 % of each output's range. The FMU integrates with RK23 at rtol 1e-6, the
+Tolerance: the issue's 0.1 % of each output's range. The FMU integrates with RK23 at rtol 1e-4, the
 reference with DOP853 at rtol 1e-10, both with the inputs held over each communication step (what a
 master does), so the difference is integration error, orders of magnitude below 0.1 %.
 """
@@ -167,3 +167,31 @@ def test_end_stop_holds_the_piston_and_is_reported(kb_fmu):
     assert penetration == pytest.approx(force / (k + kp2), rel=1e-3)
     assert s.get("end_stop_force2") == pytest.approx(-k * penetration, rel=1e-3)
     s.close()
+
+
+def test_fmu_without_its_compiled_kernel_gives_the_same_results(kb_fmu, scenario, tmp_path):
+    """An FMU on a platform its kernel was not built for runs the numpy implementation: forced here with
+    CRANE_COSIM_NATIVE=0 in a fresh process, 2 s of the demo must give the kernel's outputs to 1e-6 of
+    each output's range. Both evaluate the same formulas in another order: round-off of the 1e5-1e6 N·m
+    reaction sums is ~1e-8 N·m, which the zero moment n_x of Joint 2 sees against its 1 N·m resolution
+    floor (measured 1.4e-9); a formula that differed would show at O(1)."""
+    import dataclasses
+    import os
+    import subprocess
+    import sys
+
+    short = dataclasses.replace(scenario, stop_time=2.0)
+    with_kernel, _ = run_fmu(kb_fmu, short, 0.01)
+    code = ("import sys, numpy as np, dataclasses; from crane_models.cosim import run_fmu; "
+            "from crane_models.scenarios import knuckle_boom_hoisting; "
+            "sc = dataclasses.replace(knuckle_boom_hoisting(), stop_time=2.0); "
+            f"r, _ = run_fmu({str(kb_fmu)!r}, sc, 0.01); "
+            f"np.save({str(tmp_path / 'numpy.npy')!r}, r)")
+    env = dict(os.environ, CRANE_COSIM_NATIVE="0")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    without = np.load(tmp_path / "numpy.npy")
+    names = [n for n in with_kernel.dtype.names if n != "time"]
+    dev = max_relative_deviation(without, with_kernel, names, output_units("KnuckleBoomCrane"))
+    worst = max(dev, key=dev.get)
+    assert dev[worst] < 1e-6, f"{worst} differs by {dev[worst]:.3g} of its range"
