@@ -10,14 +10,10 @@ from .vessel_split import (CRANE_INPUTS, CRANE_OUTPUTS, VESSEL_INPUTS, VESSEL_OU
 
 __all__ = ["crane_on_moving_base_spec", "vessel_spec"]
 
-_ATOL = FmuVariable("atol", "", "absolute tolerance of the internal integrator (on angles [rad] and rates "
-                    "[rad/s])", 1e-6, low=1e-12, high=1e-2)
-
-
 def _solver_parameters() -> list:
-    from .fmu_specs import SOLVER_PARAMETERS, VESSEL_INTEGRATOR, integrator_parameter  # fmu_specs imports this module
+    from .fmu_specs import VESSEL_SOLVER_PARAMETERS  # fmu_specs imports this module
 
-    return [integrator_parameter(VESSEL_INTEGRATOR)] + SOLVER_PARAMETERS + [_ATOL]
+    return list(VESSEL_SOLVER_PARAMETERS)
 
 
 def _variables(table, start: dict) -> list:
