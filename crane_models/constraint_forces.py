@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from .kane import Kinematics, MultibodySystem, _cross, skew_stack
+from .kane_native import NativeAuxiliarySpeeds
 
 __all__ = ["AXES", "ConstraintCut", "AuxiliarySpeeds", "joint_effort_wrenches"]
 
@@ -75,6 +76,9 @@ class AuxiliarySpeeds:
         if np.linalg.cond(A) > 1e12:
             raise ValueError("the constraint directions give a singular coefficient matrix A of eq. (45)")
         self._A_inv = np.linalg.inv(A)
+        self.native = None
+        if system.native is not None and self.S.shape[1] <= 6:
+            self.native = NativeAuxiliarySpeeds(system.native, self.body, self.outboard, self.S, self._A_inv)
 
     def partial_velocities(self, kin: Kinematics) -> np.ndarray:
         """``P̃_k = ∂t_{c0k/m_k}^k/∂u_c`` for the outboard bodies, shape (len(outboard), 6, j), eq. (42).
@@ -107,6 +111,8 @@ class AuxiliarySpeeds:
 
     def magnitudes(self, kin: Kinematics, udot: np.ndarray, external: np.ndarray) -> np.ndarray:
         """``ρ_c`` of eq. (50) from the motion ``(q, u, u̇)`` and the applied wrenches ``[f; n]`` at each COG."""
+        if self.native is not None and getattr(kin, "record", None) is not None:
+            return self.native.magnitudes(kin.record, udot, external)
         partials = self.partial_velocities(kin)
         ob = self.outboard
         net = self.system.inertial_wrenches(kin, udot)[ob] - external[ob]  # W_in − W_e, [f; n]

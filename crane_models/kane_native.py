@@ -67,6 +67,9 @@ def library() -> Optional[ctypes.CDLL]:
                 lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
                 lib.mbs_reactions.restype = ctypes.c_int
                 lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
+                lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                                                      ctypes.c_int] + [ctypes.c_void_p] * 4
+                lib.mbs_aux_speeds.restype = ctypes.c_int
                 lib.mbs_inertial_wrenches.restype = ctypes.c_int
                 _lib = lib
                 break
@@ -244,3 +247,29 @@ class NativeReactions:
                  base + 8 * o_tot, base + 8 * o_sup, base + 8 * o_jnt, self._work_ptr)
         return (buf[o_tot:o_sup].reshape(nb, 6), buf[o_sup:o_jnt].reshape(self.ncyl, 2, 6),
                 buf[o_jnt:].reshape(nb, 6))
+
+
+class NativeAuxiliarySpeeds:
+    """Constant record of a :class:`constraint_forces.AuxiliarySpeeds` cut and its evaluation of (50)."""
+
+    def __init__(self, native: NativeSystem, cut: int, outboard, S: np.ndarray, A_inv: np.ndarray) -> None:
+        self._native = native
+        self._fn = library().mbs_aux_speeds
+        self._cut, self._nj = int(cut), S.shape[1]
+        self._outboard = np.ascontiguousarray(outboard, dtype=np.intc)
+        self._S = np.ascontiguousarray(S, dtype=float)
+        self._A_inv = np.ascontiguousarray(A_inv, dtype=float)
+        self._ptrs = (self._outboard.ctypes.data, self._S.ctypes.data, self._A_inv.ctypes.data)
+        self._work = np.empty(6 * native.nb)
+        self._work_ptr = self._work.ctypes.data
+
+    def magnitudes(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray) -> np.ndarray:
+        n, nb, nj = self._native.n, self._native.nb, self._nj
+        buf = np.empty(n + 6 * nb + nj)
+        buf[:n] = udot
+        buf[n:n + 6 * nb] = external.reshape(-1)
+        base = buf.ctypes.data
+        ob, S, Ai = self._ptrs
+        self._fn(self._native._model_ptr, record.ctypes.data, base, base + 8 * n, self._cut, len(self._outboard),
+                 ob, nj, S, Ai, base + 8 * (n + 6 * nb), self._work_ptr)
+        return buf[n + 6 * nb:]

@@ -143,3 +143,29 @@ def test_cylinder_maps_in_kernel_match_python_and_refuse_out_of_range():
     lo, hi = model.crane.cylinders[2].extension_range()
     with pytest.raises(CylinderOutOfRange, match="outside the closable range"):
         system.kinematics(np.array([0.0, hi + 0.1, 1.0]), np.zeros(3))
+
+
+@pytest.mark.parametrize("make", [VesselCrane, CraneOnMovingBaseModel], ids=["VesselCrane", "CraneOnMovingBase"])
+def test_constraint_forces_by_auxiliary_speeds_match_numpy(make, monkeypatch):
+    """The kernel's projection (42), (47)-(50) against the numpy one, on random states of the two models that
+    use it; wrench tolerance 1e-12 of the crane's weight × reach (the size of every interface output)."""
+    from crane_models.vessel_crane import VesselCraneModel
+
+    model_cls = VesselCraneModel if make is VesselCrane else CraneOnMovingBaseModel
+    native = model_cls()
+    if kane_native.library() is None:
+        pytest.skip("kernel not loaded")
+    monkeypatch.setattr(kane_native, "native_enabled", lambda: False)
+    reference = model_cls()
+    monkeypatch.undo()
+    interface = getattr(reference, "crane", reference).interface
+    assert interface.native is None and getattr(native, "crane", native).interface.native is not None
+    scale = 90.0 * 9.81 * 6.0
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        x = rng.normal(size=native.state_size) * 0.3
+        inputs = rng.normal(size=len(native.input_names)) * 0.3
+        oa = native.outputs(0.0, x, inputs, native.derivative(0.0, x, inputs)[1])
+        ob = reference.outputs(0.0, x, inputs, reference.derivative(0.0, x, inputs)[1])
+        for key in ob:
+            assert abs(oa[key] - ob[key]) <= 1e-12 * max(scale, abs(ob[key])), key

@@ -345,6 +345,46 @@ int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *u
     return 0;
 }
 
+/* Constraint-force magnitudes by auxiliary generalized speeds (Cibicik & Egeland, moving base, eqs. (42),
+ * (47)-(50)): the cut body k moves with the auxiliary twists S (6 x nj, columns [w; v] in its frame at its
+ * origin), carried rigidly to every outboard body b: P~_b = [R_b^T w_s; R_b^T (v_s + (o_k - c_b) x w_s)]
+ * with w_s = R_k S_w, v_s = R_k S_v. rho = A^-1 sum_b P~_b^T Pi (W_in,b - W_e,b) with A^-1 given (constant).
+ * external: (nb, 6) [f; n] at the COGs, body coordinates. work: 6 * nb doubles. out: rho (nj). */
+int mbs_aux_speeds(const mbs_model *m, const double *rec, const double *udot, const double *external,
+                   int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
+                   double *rho, double *work) {
+    const int nb = m->nb, n = m->n;
+    const double *rot = rec + 2 * n + 3 * nb, *org = rot + 9 * nb, *cog = org + 3 * nb;
+    const double *Rk = rot + 9 * cut, *ok = org + 3 * cut;
+    double rhs[6] = {0, 0, 0, 0, 0, 0};
+    mbs_inertial_wrenches(m, rec, udot, work);
+    for (int c = 0; c < nj && c < 6; c++) {
+        double sw[3] = {S[c], S[nj + c], S[2 * nj + c]}, sv[3] = {S[3 * nj + c], S[4 * nj + c], S[5 * nj + c]};
+        double ws[3], vs[3];
+        matvec3(Rk, sw, ws);
+        matvec3(Rk, sv, vs);
+        for (int i = 0; i < n_ob; i++) {
+            const int b = outboard[i];
+            const double *Rb = rot + 9 * b;
+            double p[3] = {ok[0] - cog[3 * b], ok[1] - cog[3 * b + 1], ok[2] - cog[3 * b + 2]}, x[3], vel[3];
+            cross3(p, ws, x);
+            for (int r = 0; r < 3; r++) vel[r] = vs[r] + x[r];
+            double pw[3], pv[3];
+            mattvec3(Rb, ws, pw);
+            mattvec3(Rb, vel, pv);
+            const double *win = work + 6 * b, *we = external + 6 * b;
+            for (int r = 0; r < 3; r++)  /* Pi flips [f; n] to [n; f]: P~_w pairs with moments */
+                rhs[c] += pw[r] * (win[3 + r] - we[3 + r]) + pv[r] * (win[r] - we[r]);
+        }
+    }
+    for (int r = 0; r < nj; r++) {
+        double s = 0.0;
+        for (int c = 0; c < nj; c++) s += Ainv[r * nj + c] * rhs[c];
+        rho[r] = s;
+    }
+    return 0;
+}
+
 typedef struct {
     int n_items, n_struct, ncyl;
     const int *item_body;   /* (n_items) body of each contribution: structural bodies, then barrel, piston */
