@@ -34,34 +34,22 @@ def run_fmu(fmu_path: Path, scenario: Scenario, step: float) -> tuple:
 
 def run_fmu_manual(fmu_path: Path, scenario: Scenario, step: float, outputs: list | None = None) -> dict:
     """A hand-written FMI 2.0 master loop with ``fmpy.fmi2.FMU2Slave`` (set inputs, doStep, get outputs)."""
-    from fmpy import extract, read_model_description
-    from fmpy.fmi2 import FMU2Slave
+    from .fmu_instance import FmuInstance
 
-    md = read_model_description(str(fmu_path))
-    vr = {v.name: v.valueReference for v in md.modelVariables}
-    out_names = outputs or [v.name for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
-    unzip = extract(str(fmu_path))
-    fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzip, modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName="manual")
-    fmu.instantiate()
+    fmu = FmuInstance(fmu_path, "manual")
+    out_names = outputs or fmu.outputs
     try:
-        fmu.setupExperiment(startTime=0.0)
-        fmu.enterInitializationMode()
-        for name, value in scenario.start_values.items():
-            fmu.setReal([vr[name]], [float(value)])
-        in_vrs = [vr[n] for n in scenario.input_names]
-        fmu.setReal(in_vrs, list(scenario.inputs_at(0.0)))
-        fmu.exitInitializationMode()
-        out_vrs = [vr[n] for n in out_names]
+        fmu.initialize({**scenario.start_values, **dict(zip(scenario.input_names, scenario.inputs_at(0.0)))})
         times = communication_grid(scenario.stop_time, step)
-        rows = [fmu.getReal(out_vrs)]
+        rows = [fmu.get(out_names)]
         for t in times[:-1]:
-            fmu.setReal(in_vrs, list(scenario.inputs_at(t)))
-            fmu.doStep(currentCommunicationPoint=t, communicationStepSize=step)
-            rows.append(fmu.getReal(out_vrs))
-        fmu.terminate()
+            fmu.set(dict(zip(scenario.input_names, scenario.inputs_at(t))))
+            fmu.t = t  # the master's grid, not an accumulated sum
+            fmu.step(step)
+            rows.append(fmu.get(out_names))
+        fmu.fmu.terminate()
     finally:
-        fmu.freeInstance()
+        fmu.fmu.freeInstance()
     data = np.array(rows)
     result = {"time": times}
     result.update({n: data[:, i] for i, n in enumerate(out_names)})

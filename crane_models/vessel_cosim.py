@@ -55,6 +55,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .cosim import communication_grid
+from .fmu_instance import FmuInstance
 from .vessel_split import MOTION, WRENCH
 
 __all__ = ["FmuInstance", "SplitSettings", "run_split", "convergence_table", "observed_order",
@@ -63,44 +64,6 @@ __all__ = ["FmuInstance", "SplitSettings", "run_split", "convergence_table", "ob
 SCHEMES = ("iterate", "trapezoid", "jacobi")
 MOTION_NAMES = [n for n, _, _ in MOTION]
 WRENCH_NAMES = [n for n, _, _ in WRENCH]
-
-
-class FmuInstance:
-    """One FMI 2.0 co-simulation instance driven by name (fmpy ``FMU2Slave``)."""
-
-    def __init__(self, path: Path, instance_name: str):
-        from fmpy import extract, read_model_description
-        from fmpy.fmi2 import FMU2Slave
-
-        md = read_model_description(str(path))
-        self.vr = {v.name: v.valueReference for v in md.modelVariables}
-        self.outputs = [v.name for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
-        self._unzip = extract(str(path))
-        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=self._unzip,
-                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName=instance_name)
-        self.fmu.instantiate()
-        self.t = 0.0
-
-    def initialize(self, start_values: dict) -> None:
-        self.fmu.setupExperiment(startTime=0.0)
-        self.fmu.enterInitializationMode()
-        self.set(start_values)
-        self.fmu.exitInitializationMode()
-
-    def set(self, values: dict) -> None:
-        if values:
-            self.fmu.setReal([self.vr[n] for n in values], [float(v) for v in values.values()])
-
-    def get(self, names: list) -> np.ndarray:
-        return np.array(self.fmu.getReal([self.vr[n] for n in names]))
-
-    def step(self, h: float) -> None:
-        self.fmu.doStep(currentCommunicationPoint=self.t, communicationStepSize=h)
-        self.t += h
-
-    def close(self) -> None:
-        self.fmu.terminate()
-        self.fmu.freeInstance()
 
 
 @dataclass

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fmpy import extract, read_model_description
 from fmpy.fmi1 import FMICallException
-from fmpy.fmi2 import FMU2Slave
+
+from crane_models.fmu_instance import FmuInstance
 
 _BUILT: dict = {}
 
@@ -22,15 +22,13 @@ def build_fmus(tmp_path_factory) -> Path:
 
 
 class Slave:
-    """A small FMU2Slave wrapper for the error-handling tests."""
+    """The shared :class:`crane_models.fmu_instance.FmuInstance` with the error-handling tests' API: setup
+    at construction, ``init(**params)``, raw ``setReal`` by name (a test may send NaN to any variable) and
+    ``step`` returning the FMI status instead of raising."""
 
     def __init__(self, path, name="t", start_time=0.0, unzip=None):
-        md = read_model_description(str(path))
-        self.vr = {v.name: v.valueReference for v in md.modelVariables}
-        self.unzip = unzip or extract(str(path))
-        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=self.unzip,
-                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName=name)
-        self.fmu.instantiate(loggingOn=True)
+        self.instance = FmuInstance(path, name, logging=True, unzip=unzip)
+        self.fmu, self.vr, self.unzip = self.instance.fmu, self.instance.vr, self.instance.unzip
         self.fmu.setupExperiment(startTime=start_time)
         self.t = start_time
 
@@ -56,7 +54,4 @@ class Slave:
         return 0
 
     def close(self):
-        self.fmu.terminate()
-        self.fmu.freeInstance()
-
-
+        self.instance.close()
