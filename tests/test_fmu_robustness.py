@@ -6,6 +6,7 @@ from another start time) that must be *identical*: bit-for-bit where the computa
 from __future__ import annotations
 
 import json
+import zipfile
 import hashlib
 import math
 
@@ -159,6 +160,11 @@ def test_manifest_lists_every_fmu_with_its_hash(fmu):
     assert entry["fmi_version"] == "2.0"
     assert entry["sha256"] == hashlib.sha256(fmu.read_bytes()).hexdigest()
     assert manifest["project_version"] and manifest["build_time"]
+    # The kernel each FMU carries is named, and is really inside the FMU.
+    kernel = manifest["compiled_kernel"]
+    if kernel is not None:
+        with zipfile.ZipFile(fmu) as z:
+            assert any(n.endswith("/_native/" + kernel) for n in z.namelist())
 
 
 operation = st.one_of(
