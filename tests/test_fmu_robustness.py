@@ -5,10 +5,10 @@ from another start time) that must be *identical*: bit-for-bit where the computa
 """
 from __future__ import annotations
 
-import json
-import zipfile
 import hashlib
+import json
 import math
+import zipfile
 
 import numpy as np
 import pytest
