@@ -172,9 +172,9 @@ class FlexibleCrane:
     def drive_torque(self, t: float) -> float:
         """``t_dr^(c,1)(t)`` of eq. (21) (zero when disabled), on ``[0, t_pulse)``: the pulse is off *at*
         its end time, so a step that starts there (a communication point) starts from the right-hand
-        value. A communication point reached with rounding just before it (0.09 + 0.01 =
-        0.09999999999999999) still sees the pulse on; the steppers then restart the next step from the
-        value just after that point (``integrators._right_limit``)."""
+        value. The end is a declared switching time (:attr:`FlexibleCraneModel.switch_times`), so
+        :class:`simulation.CoSimulation` also treats a communication point reached with rounding just
+        before it (0.09 + 0.01 = 0.09999999999999999) as the switch."""
         m = self.motion
         on = 0.0 <= t < m.paper_torque_time
         return m.paper_torque if self.paper_torque_enabled and on else 0.0

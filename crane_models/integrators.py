@@ -41,22 +41,8 @@ def _rounding(t: float) -> float:
     return 1e-12 * max(1.0, abs(t))
 
 
-def _after(t: float) -> float:
-    return t + 4.0 * _rounding(t)
-
-
 def _rms(e: np.ndarray) -> float:
     return math.sqrt(float(e @ e) / e.size)  # RMS norm, as scipy's solvers
-
-
-def _right_limit(f: Callable, t: float, y: np.ndarray):
-    """``f`` just after ``t`` (by the rounding of a communication point). A step that starts at a
-    communication point computed with rounding *just before* a switching time of the model (the end of
-    a torque pulse at 0.1 s reached as 0.09999999999999999) must start from the value after the switch,
-    as it would from the exact time; a trial step whose first stage is the left value fails its error
-    test for every step size down to ~1e-10 s. Used after a rejected first trial of a call only: for a
-    model without such a switch it returns ``f(t, y)`` to rounding."""
-    return f(_after(t), y)
 
 
 # Bogacki & Shampine (1989) coefficients.
@@ -67,8 +53,7 @@ _E1, _E2, _E3, _E4 = 5.0 / 72.0, -1.0 / 12.0, -1.0 / 9.0, 1.0 / 8.0  # b - b_hat
 
 
 def _new_stats() -> dict:
-    return {"evaluations": 0, "accepted": 0, "rejected": 0, "jacobians": 0, "jacobian_evaluations": 0,
-            "restarts": 0}
+    return {"evaluations": 0, "accepted": 0, "rejected": 0, "jacobians": 0, "jacobian_evaluations": 0}
 
 
 @dataclass
@@ -111,7 +96,6 @@ class _ExplicitPair:
         h = self.h if self.h > 0.0 else min(self.max_step, t_end - t)
         aux = aux1
         st = self.stats
-        first = True
         tol_end = _rounding(t_end)
         grow = -1.0 / self._ORDER
         while t_end - t > tol_end:
@@ -138,11 +122,6 @@ class _ExplicitPair:
                 h = h_try * factor
                 if h < self.min_step:
                     raise StepFailure(f"step size fell below {self.min_step:g} s at t = {t:.9g} s")
-                if first:
-                    k1, _ = _right_limit(f, t, y)
-                    st["evaluations"] += 1
-                    st["restarts"] += 1
-            first = False
         self.h = h
         return y, k1, aux
 
@@ -323,13 +302,11 @@ class RosenbrockW:
         st = self.stats
         aux = aux1
         h = self.h if self.h > 0.0 else min(self.max_step, t_end - t, 1e-3)
-        first = True
-        t_k1 = t  # where k1 was evaluated (just after t after a restart from the right limit)
         rejections = 0  # consecutive
         tol_end = _rounding(t_end)
         while t_end - t > tol_end:
             if self.J is None:
-                self._refresh_jacobian(f, t_k1, y, k1)
+                self._refresh_jacobian(f, t, y, k1)
             h = min(h, self.max_step)
             remaining = t_end - t
             if rejections == 0:
@@ -358,7 +335,6 @@ class RosenbrockW:
             if err <= 1.0:
                 st["accepted"] += 1
                 t, y, k1, aux = t_new, y_new, k_new, aux_new
-                t_k1 = t
                 rejections = 0
                 self.J_age += 1
                 factor = 5.0 if err == 0.0 else min(5.0, 0.9 * err ** (-1.0 / 3.0))
@@ -372,15 +348,9 @@ class RosenbrockW:
                 h = h_try * factor
                 if h < self.min_step:
                     raise StepFailure(f"step size fell below {self.min_step:g} s at t = {t:.9g} s")
-                if first:
-                    k1, _ = _right_limit(f, t, y)
-                    t_k1 = _after(t)
-                    st["evaluations"] += 1
-                    st["restarts"] += 1
                 rejections += 1
                 if self.J_age > 0 and (rejections >= 2 or not math.isfinite(err)):
-                    self._refresh_jacobian(f, t_k1, y, k1)
-            first = False
+                    self._refresh_jacobian(f, t, y, k1)
         self.h = h
         return y, k1, aux
 

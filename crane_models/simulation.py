@@ -64,11 +64,17 @@ class CoSimulation:
         k, aux = self._current()
         t, x = self.t, self.x
         t_end = t + dt
-        # A switch of the model inside the step (the end of a torque pulse): integrate up to just before it
-        # (the last stage of a step sits at its end, so it must still see the left value; a gap of four
-        # ulp of time is below anything a model resolves) and restart from the value after it, rather than make the
-        # error control find the jump. A switch within rounding of t_end ends the step there.
+        # The model's switching times (the end of a torque pulse) are met, not searched for by error control:
+        # * a start within rounding before a switch (0.09 + 0.01 = 0.09999999999999999 for a pulse that ends
+        #   at 0.1) starts at the switch, from the value after it (and so does an implicit stepper's Jacobian);
+        # * a switch inside the step: integrate to four ulp before it (the last stage of a step sits at its
+        #   end and must still see the left value; four ulp of time are below anything a model resolves) and
+        #   restart from the value after it; a switch within rounding of t_end ends the step there.
         for ts in getattr(self.model, "switch_times", ()):
+            if t < ts <= t + _rounding(t):  # a start rounded just before a switch: start at it, after it
+                t = ts
+                k, aux = self._f(ts, x)
+                continue
             near_end = abs(ts - t_end) <= _rounding(t_end)
             if t + _rounding(t) < ts and (near_end or ts < t_end):
                 x, _, _ = self.stepper.advance(self._f, t, x, ts - 4.0 * math.ulp(ts), k, aux)

@@ -184,27 +184,48 @@ def test_saved_stepper_state_replays_bit_identically(name):
     assert all(np.array_equal(a, b) for a, b in zip(first, second))
 
 
-@pytest.mark.parametrize("name", ["rk23", "rosenbrock"])
-def test_a_step_from_a_point_rounded_just_before_a_switch_starts_after_the_switch(name):
-    """y' = 1 before t = 0.1, −1 from 0.1 on (a pulse that ends at 0.1). A master that accumulates its
-    steps reaches 0.09 + 0.01 = 0.09999999999999999, one ulp before the switch, and the stepper's cached
-    first stage holds the left value. The next call must give what the exact grid gives: y(0.2) = 0 to
-    the rounding of t (1e-15), in a few steps, not fail for want of a step below the ulp."""
-    def f(t, y):
+class _Reversal:
+    """y' = 1 before t = 0.1, −1 from 0.1 on (a pulse that ends at 0.1), declared as a switching time."""
+
+    input_names: list = []
+    state_size = 1
+    switch_times = (0.1,)
+
+    def derivative(self, t, y, inputs):
         return np.array([1.0 if t < 0.1 else -1.0]), None
+
+    def outputs(self, t, y, inputs, aux):
+        return {}
+
+    def check_state(self, y):
+        pass
+
+
+@pytest.mark.parametrize("name", ["rk23", "dopri5", "rosenbrock"])
+def test_a_step_from_a_point_rounded_just_before_a_switch_starts_after_the_switch(name):
+    """A master that accumulates its steps reaches 0.09 + 0.01 = 0.09999999999999999, one ulp before the
+    switch. Stepping there, the step that ends within rounding of the switch leaves the value after it
+    cached; started there (a restored state, the first step), the derivative is the left value. Either way
+    the next step must give what the exact grid gives: y(0.2) = 0 to the rounding of t (1e-15), in a few
+    steps, not fail for want of a step below the ulp."""
+    from crane_models.simulation import CoSimulation
 
     t_acc = 0.0
     for _ in range(10):
         t_acc += 0.01
     assert t_acc < 0.1  # the rounding this test is about
-    s = make_stepper(name, rtol=1e-8, atol=1e-12, max_step=1.0)
-    y = np.array([0.0])
-    k, aux = f(0.0, y)
-    y, k, aux = s.advance(f, 0.0, y, t_acc, k, aux)
-    assert k[0] == 1.0  # the left value at the rounded communication point
-    y, k, aux = s.advance(f, t_acc, y, t_acc + 0.1, k, aux)
-    assert abs(y[0] - 0.0) < 1e-15 * 10 and k[0] == -1.0
-    assert s.stats["restarts"] == 1 and s.stats["accepted"] < 20
+    stepped = CoSimulation(_Reversal(), np.zeros(1), rtol=1e-8, atol=1e-12, max_step=1.0, stepper=name)
+    for _ in range(10):
+        stepped.step(0.01)
+    assert stepped.t == t_acc and stepped._current()[0][0] == -1.0  # the value after the switch
+    started = CoSimulation(_Reversal(), np.array([t_acc]), t0=t_acc, rtol=1e-8, atol=1e-12, max_step=1.0,
+                           stepper=name)
+    assert started._current()[0][0] == 1.0  # the left value at the rounded communication point
+    for sim in (stepped, started):
+        accepted = sim.stepper.stats["accepted"]
+        sim.step(0.1)
+        assert abs(sim.x[0] - 0.0) < 1e-15 * 10 and sim._current()[0][0] == -1.0
+        assert sim.stepper.stats["accepted"] - accepted < 20
 
 
 def test_non_finite_model_raises_step_failure_and_unknown_stepper_is_refused():
