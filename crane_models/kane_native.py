@@ -1,8 +1,10 @@
 """The compiled kernel of :class:`kane.MultibodySystem` (``_native/multibody.c``), loaded with ctypes.
 
 Why C: an FMU's ``doStep`` at a 1 ms communication step has about 150 µs for the model; the batched numpy
-evaluation costs ~60 array operations of ~1 µs each. The kernel does the same arithmetic body by body
-(kinematics (16)-(28), ``M``, ``C`` (44), the weight term of (46)) in one call. The numpy code in
+evaluation costs ~60 array operations of ~1 µs each. The kernel does the same arithmetic body by body in
+one call: kinematics (16)-(28) with the cylinder maps (29)-(30), (37), (40), ``M``, ``C`` (44), the weight
+term of (46), ``M⁻¹`` or a Cholesky solve, inertial wrenches (47)-(48), reactions (53)-(56), and the
+constraint forces by auxiliary generalized speeds of the moving-base paper. The numpy code in
 :mod:`kane` stays the specification and the fallback: it runs whenever the kernel is missing (a platform
 without a compiled library in the FMU, a machine without a C compiler at install time) or disabled with
 the environment variable ``CRANE_COSIM_NATIVE=0``; tests/test_native.py checks that both agree.
@@ -20,7 +22,8 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["library", "NativeSystem", "native_enabled"]
+__all__ = ["library", "NativeSystem", "NativeKinematics", "NativeReactions", "NativeAuxiliarySpeeds",
+           "native_enabled"]
 
 _HERE = Path(__file__).resolve().parent / "_native"
 _lib = None
@@ -67,10 +70,10 @@ def library() -> Optional[ctypes.CDLL]:
                 lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
                 lib.mbs_reactions.restype = ctypes.c_int
                 lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
+                lib.mbs_inertial_wrenches.restype = ctypes.c_int
                 lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                                                                       ctypes.c_int] + [ctypes.c_void_p] * 4
                 lib.mbs_aux_speeds.restype = ctypes.c_int
-                lib.mbs_inertial_wrenches.restype = ctypes.c_int
                 _lib = lib
                 break
     return _lib
@@ -158,7 +161,7 @@ class NativeSystem:
         for name, size in sizes:
             offs[name] = (pos, pos + size)
             pos += size
-        self._offs, self.size = offs, pos
+        self.size = pos
         shapes = {"rotation": (nb, 3, 3), "origin": (nb, 3), "cog": (nb, 3), "P": (nb, 6, n), "Pdot": (nb, 6, n),
                   "twist": (nb, 6), "theta": (nb,), "theta_dot": (nb,), "G": (nb, n), "cog_jacobian": (nb, 3, n),
                   "M": (n, n), "C": (n, n), "mgz": (n,), "Minv": (n, n)}
@@ -213,6 +216,16 @@ class NativeSystem:
         return x if b.ndim == 1 else x.reshape(n, k)
 
 
+def _motion_and_wrenches(native: NativeSystem, udot: np.ndarray, external: np.ndarray, room: int) -> tuple:
+    """One fresh buffer ``[u̇ | W_e (nb, 6) | room for the results]`` and its address, for the kernel
+    functions that take accelerations and applied wrenches."""
+    n, nb = native.n, native.nb
+    buf = np.empty(n + 6 * nb + room)
+    buf[:n] = udot
+    buf[n:n + 6 * nb] = external.reshape(-1)
+    return buf, buf.ctypes.data
+
+
 class NativeReactions:
     """Constant record of a :class:`reactions.ReactionSolver` and its evaluation with the kernel."""
 
@@ -234,12 +247,8 @@ class NativeReactions:
 
     def evaluate(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray) -> tuple:
         """``(total (nb, 6), supports (ncyl, 2, 6), joints (nb, 6))`` for a kinematics record."""
-        nb = self._native.nb
-        buf = np.empty(self._native.n + 6 * nb + 6 * nb + 12 * self.ncyl + 6 * nb)
-        n = self._native.n
-        buf[:n] = udot
-        buf[n:n + 6 * nb] = external.reshape(-1)
-        base = buf.ctypes.data
+        n, nb = self._native.n, self._native.nb
+        buf, base = _motion_and_wrenches(self._native, udot, external, 12 * nb + 12 * self.ncyl)
         o_tot = n + 6 * nb
         o_sup = o_tot + 6 * nb
         o_jnt = o_sup + 12 * self.ncyl
@@ -265,10 +274,7 @@ class NativeAuxiliarySpeeds:
 
     def magnitudes(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray) -> np.ndarray:
         n, nb, nj = self._native.n, self._native.nb, self._nj
-        buf = np.empty(n + 6 * nb + nj)
-        buf[:n] = udot
-        buf[n:n + 6 * nb] = external.reshape(-1)
-        base = buf.ctypes.data
+        buf, base = _motion_and_wrenches(self._native, udot, external, nj)
         ob, S, Ai = self._ptrs
         self._fn(self._native._model_ptr, record.ctypes.data, base, base + 8 * n, self._cut, len(self._outboard),
                  ob, nj, S, Ai, base + 8 * (n + 6 * nb), self._work_ptr)
