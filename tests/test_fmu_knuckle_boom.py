@@ -186,7 +186,10 @@ def test_fmu_without_its_compiled_kernel_gives_the_same_results(kb_fmu, scenario
             "from crane_models.scenarios import knuckle_boom_hoisting; "
             "sc = dataclasses.replace(knuckle_boom_hoisting(), stop_time=2.0); "
             f"r, _ = run_fmu({str(kb_fmu)!r}, sc, 0.01); "
-            f"np.save({str(tmp_path / 'numpy.npy')!r}, r)")
+            f"np.save({str(tmp_path / 'numpy.npy')!r}, r); "
+            # the FMU's own bundled copy of the package ran, and it ran without its kernel
+            "bundled = [m for n, m in sys.modules.items() if n.endswith('_crane_models.kane_native')]; "
+            "assert bundled and all(m.library() is None for m in bundled), bundled")
     env = dict(os.environ, CRANE_COSIM_NATIVE="0")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
