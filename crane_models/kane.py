@@ -18,7 +18,7 @@ that is how the closed loops of the hydraulic cylinders enter (``α_k(q_k)``, ``
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -26,7 +26,7 @@ import numpy as np
 from .kane_native import NativeSystem, library
 from .screws import axis_rotation, combined_screw_transform, screw_reference_transform, skew
 
-__all__ = ["Body", "JointMap", "MultibodySystem", "Kinematics", "twists_by_screw_transformations"]
+__all__ = ["Body", "JointMap", "MultibodySystem", "Kinematics", "StateDerivative", "twists_by_screw_transformations"]
 
 # θ, dθ/dq, d²θ/dq² as functions of one generalized coordinate q.
 JointMap = Callable[[float], tuple]
@@ -104,6 +104,9 @@ class Kinematics:
     C: Optional[np.ndarray] = None  # Coriolis matrix (44), idem
     mgz: Optional[np.ndarray] = None  # Σ m_k ∂ż_k/∂u, the weight term of (46), idem
     record: Optional[np.ndarray] = None  # the kernel's record behind all the arrays above
+    udot: Optional[np.ndarray] = None  # u̇ of (43), when a StateDerivative computed it
+    efforts: Optional[np.ndarray] = None  # the effort law's generalized forces, idem
+    xdot: Optional[np.ndarray] = None  # [u; u̇], idem
 
 
 class MultibodySystem:
@@ -375,6 +378,47 @@ class MultibodySystem:
 
     def potential_energy(self, kin: Kinematics, g: float) -> float:
         return float(g * self.mass @ kin.cog[:, 2])
+
+
+class StateDerivative:
+    """``ẋ = [u; u̇]`` of ``M u̇ + C u = τ`` (43) with ``τ`` = gravity (46) + the generalized forces of a
+    :class:`effort_laws.CoordinateEffortLaw` -- one kernel call (``mbs_derivative``) when the compiled
+    kernel is loaded, the numpy core otherwise (the specification; tests/test_native.py compares them).
+    """
+
+    def __init__(self, system: MultibodySystem, law, g: float):
+        if law.n != system.n:
+            raise ValueError(f"effort law has {law.n} coordinates, the system {system.n}")
+        self.system, self.law, self.g = system, law, float(g)
+        self._native_law = None  # built on first use with the kernel (the system may drop its kernel)
+
+    def __call__(self, x: np.ndarray, inputs: np.ndarray) -> Kinematics:
+        """The kinematics at ``x = [q; u]`` with ``udot``, ``efforts`` and ``xdot`` set."""
+        system = self.system
+        if system.native is not None:
+            if self._native_law is None:
+                self._native_law = system.native.effort_law(self.law, self.g)
+            return system.native.derivative(x, self._native_law, inputs)
+        n = system.n
+        kin = system.kinematics(x[:n], x[n:])
+        efforts = self.law.efforts(kin.q, kin.u, inputs)
+        udot, _, _ = system.accelerations(kin, system.gravity_forces(kin, self.g) + efforts)
+        kin.udot, kin.efforts, kin.xdot = udot, efforts, np.concatenate((kin.u, udot))
+        return kin
+
+    def with_new_inputs(self, kin: Kinematics, old: np.ndarray, new: np.ndarray) -> Kinematics:
+        """The same evaluation for other inputs, without a new one: the efforts are affine in the inputs,
+        so ``Δu̇ = M⁻¹ B Δw`` is exact. Returns a new object; ``kin`` stays as it was (a saved FMU state
+        may hold it)."""
+        d_efforts = self.law.input_gain @ (np.asarray(new, dtype=float) - old)
+        d_udot = self.system.solve_with(kin, d_efforts)
+        if kin.record is not None:  # a kernel record: changed in a copy
+            out = kin.copy()
+            out.udot[:] += d_udot
+            out.efforts[:] += d_efforts
+            return out
+        udot = kin.udot + d_udot
+        return replace(kin, udot=udot, efforts=kin.efforts + d_efforts, xdot=np.concatenate((kin.u, udot)))
 
 
 def twists_by_screw_transformations(system: MultibodySystem, q: np.ndarray, u: np.ndarray) -> np.ndarray:

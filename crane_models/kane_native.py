@@ -4,8 +4,9 @@ Why C: an FMU's ``doStep`` at a 1 ms communication step has about 150 µs for th
 evaluation costs ~60 array operations of ~1 µs each. The kernel does the same arithmetic body by body in
 one call: kinematics (16)-(28) with the cylinder maps (29)-(30), (37), (40), ``M``, ``C`` (44), the weight
 term of (46), ``M⁻¹`` or a Cholesky solve, inertial wrenches (47)-(48), reactions (53)-(56), and the
-constraint forces by auxiliary generalized speeds of the moving-base paper. The numpy code in
-:mod:`kane` stays the specification and the fallback: it runs whenever the kernel is missing (a platform
+constraint forces by auxiliary generalized speeds of the moving-base paper, and -- for efforts given by a
+:class:`effort_laws.CoordinateEffortLaw` -- the whole state derivative ``[u; u̇]`` (``mbs_derivative``).
+The numpy code in :mod:`kane` stays the specification and the fallback: it runs whenever the kernel is missing (a platform
 without a compiled library in the FMU, a machine without a C compiler at install time) or disabled with
 the environment variable ``CRANE_COSIM_NATIVE=0``; tests/test_native.py checks that both agree.
 
@@ -22,7 +23,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["library", "NativeSystem", "NativeKinematics", "NativeReactions", "NativeAuxiliarySpeeds",
+__all__ = ["library", "NativeSystem", "NativeKinematics", "NativeEffortLaw", "NativeReactions", "NativeAuxiliarySpeeds",
            "native_enabled"]
 
 _HERE = Path(__file__).resolve().parent / "_native"
@@ -44,6 +45,12 @@ class _Model(ctypes.Structure):
 class _ReactionModel(ctypes.Structure):
     _fields_ = [("n_items", ctypes.c_int), ("n_struct", ctypes.c_int), ("ncyl", ctypes.c_int)] + [
         (name, ctypes.c_void_p) for name in ("item_body", "structural", "mask", "cyl", "a0", "a1")]
+
+
+def _address(a: np.ndarray) -> int:
+    """Address of the data of a writable contiguous float array: a third of ``a.ctypes.data``'s cost,
+    which matters a few times per model evaluation."""
+    return ctypes.addressof(ctypes.c_double.from_buffer(a))
 
 
 def native_enabled() -> bool:
@@ -69,6 +76,8 @@ def library() -> Optional[ctypes.CDLL]:
                 lib.mbs_solve_spd.restype = ctypes.c_int
                 lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
                 lib.mbs_reactions.restype = ctypes.c_int
+                lib.mbs_derivative.argtypes = [ctypes.c_void_p] * 5
+                lib.mbs_derivative.restype = ctypes.c_int
                 lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
                 lib.mbs_inertial_wrenches.restype = ctypes.c_int
                 lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
@@ -82,34 +91,38 @@ def library() -> Optional[ctypes.CDLL]:
 class NativeKinematics:
     """The :class:`kane.Kinematics` of one kernel evaluation: the same attributes, each a view into the
     record that is made on first access (a model's derivative reads a few of the fifteen arrays; making
-    all views every time cost a third of an evaluation)."""
+    all views every time cost a third of an evaluation). ``Minv`` is None when the kernel did not invert
+    ``M`` (large systems) or found it not positive definite."""
 
     PP = None  # the numpy path's [P | Ṗ]; the kernel computes M and C itself
 
-    def __init__(self, record: np.ndarray, layout: dict) -> None:
+    def __init__(self, record: np.ndarray, layout: dict, inverted: bool) -> None:
         self.record = record
         self._layout = layout
-        # What every derivative evaluation reads, made at once; the rest on first access.
-        for name in ("q", "u", "M", "C", "mgz"):
-            a, b, shape = layout[name]
-            setattr(self, name, record[a:b].reshape(shape))
+        self._inverted = inverted
 
     def __getattr__(self, name: str):
+        if name.startswith("__"):  # copy/pickle probe special methods before __setstate__ ran
+            raise AttributeError(name)
         try:
             a, b, shape = self._layout[name]
         except KeyError:
             raise AttributeError(name) from None
         view = self.record[a:b].reshape(shape)
+        if name == "Minv" and not (self._inverted and view[0, 0] == view[0, 0]):  # NaN: not positive definite
+            view = None
         setattr(self, name, view)
         return view
 
+    def copy(self) -> "NativeKinematics":
+        """The same evaluation in a record of its own."""
+        return NativeKinematics(self.record.copy(), self._layout, self._inverted)
+
     def __getstate__(self) -> dict:  # pickled with a saved FMU state: the record and its layout suffice
-        return {"record": self.record, "_layout": self._layout, "inverted": self.Minv is not None}
+        return {"record": self.record, "_layout": self._layout, "_inverted": self._inverted}
 
     def __setstate__(self, state: dict) -> None:
-        self.record, self._layout = state["record"], state["_layout"]
-        a, b, shape = self._layout["Minv"]
-        self.Minv = self.record[a:b].reshape(shape) if state["inverted"] else None
+        self.__dict__.update(state)
 
 
 class NativeSystem:
@@ -121,6 +134,8 @@ class NativeSystem:
         self._evaluate = lib.mbs_evaluate
         self._solve = lib.mbs_solve_spd
         self._inertial = lib.mbs_inertial_wrenches
+        self._derivative = lib.mbs_derivative
+        self._inputs, self._inputs_ptr = None, 0
         coord = np.array([b.coordinate if b.coordinate is not None else -1 for b in system.bodies], dtype=np.intc)
         jtype = np.array([1 if r else 2 if p else 0 for r, p in zip(system.revolute, system.prismatic)], dtype=np.intc)
         # Joint maps the kernel evaluates itself; the others are called in Python before each evaluation.
@@ -156,8 +171,10 @@ class NativeSystem:
         sizes = [("rotation", 9 * nb), ("origin", 3 * nb), ("cog", 3 * nb), ("P", 6 * nb * n),
                  ("Pdot", 6 * nb * n), ("twist", 6 * nb), ("theta", nb), ("theta_dot", nb), ("G", nb * n),
                  ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n), ("Minv", n * n)]
-        # Record: [q | u | maps (nb, 3) | outputs...], one allocation per evaluation.
-        offs, pos = {}, 2 * n + 3 * nb
+        # Record: [q | u | u̇ | efforts | maps (nb, 3) | outputs...], one allocation per evaluation
+        # (record_head in the kernel); [u | u̇] is the state derivative of mbs_derivative.
+        self._maps_at = 4 * n
+        offs, pos = {}, 4 * n + 3 * nb
         for name, size in sizes:
             offs[name] = (pos, pos + size)
             pos += size
@@ -166,39 +183,67 @@ class NativeSystem:
                   "twist": (nb, 6), "theta": (nb,), "theta_dot": (nb,), "G": (nb, n), "cog_jacobian": (nb, 3, n),
                   "M": (n, n), "C": (n, n), "mgz": (n,), "Minv": (n, n)}
         self._layout = {name: (a, b, shapes[name]) for name, (a, b) in offs.items()}
-        self._layout.update(q=(0, n, (n,)), u=(n, 2 * n, (n,)))
+        self._layout.update(q=(0, n, (n,)), u=(n, 2 * n, (n,)), udot=(2 * n, 3 * n, (n,)),
+                            efforts=(3 * n, 4 * n, (n,)), xdot=(n, 3 * n, (2 * n,)))
 
-    def evaluate(self, q: np.ndarray, u: np.ndarray) -> "NativeKinematics":
-        """All kinematic quantities and ``M``, ``C`` at ``(q, u)`` in one fresh record."""
+    def _new_record(self, q: np.ndarray, u: np.ndarray) -> tuple:
+        """A fresh record with ``q``, ``u`` and the joint maps the kernel does not evaluate itself."""
         n, nb = self.n, self.nb
         rec = np.empty(self.size)
         rec[:n] = q
         rec[n:2 * n] = u
-        base = rec.ctypes.data
+        base = _address(rec)
         if self.python_maps:
-            m = rec[2 * n:2 * n + 3 * nb].reshape(nb, 3)
+            m = rec[self._maps_at:self._maps_at + 3 * nb].reshape(nb, 3)
             for k, fmap in self.python_maps:
                 m[k] = fmap(float(rec[self._coord[k]]))
-        code = self._evaluate(self._model_ptr, base, base + 8 * n, base + 16 * n, base + 8 * (2 * n + 3 * nb),
-                              self._work_ptr)
-        if code:  # a map outside its domain: its Python version raises the model's own error
-            k = code - 1
-            dict(self._all_maps)[k](float(rec[self._coord[k]]))
-            raise ValueError(f"joint map of body {k} is outside its domain at q = {rec[self._coord[k]]!r}")
-        kin = NativeKinematics(rec, self._layout)
-        if self.invert:
-            a, b, shape = self._layout["Minv"]
-            kin.Minv = rec[a:b].reshape(shape) if rec[a] == rec[a] else None  # NaN: M not positive definite
-        else:
-            kin.Minv = None
+        return rec, base
+
+    def _map_domain_error(self, rec: np.ndarray, code: int) -> None:
+        """A map outside its domain: its Python version raises the model's own error."""
+        k = code - 1
+        dict(self._all_maps)[k](float(rec[self._coord[k]]))
+        raise ValueError(f"joint map of body {k} is outside its domain at q = {rec[self._coord[k]]!r}")
+
+    def evaluate(self, q: np.ndarray, u: np.ndarray) -> "NativeKinematics":
+        """All kinematic quantities and ``M``, ``C`` at ``(q, u)`` in one fresh record."""
+        rec, base = self._new_record(q, u)
+        n = self.n
+        code = self._evaluate(self._model_ptr, base, base + 8 * n, base + 8 * self._maps_at,
+                              base + 8 * (self._maps_at + 3 * self.nb), self._work_ptr)
+        if code:
+            self._map_domain_error(rec, code)
+        return NativeKinematics(rec, self._layout, self.invert)
+
+    def derivative(self, x: np.ndarray, law: "NativeEffortLaw", inputs: np.ndarray) -> "NativeKinematics":
+        """The kinematics at ``x = [q; u]`` with ``u̇`` of (43) under gravity and the efforts of ``law``
+        (``kin.udot``, ``kin.efforts``, ``kin.xdot = [u; u̇]``) -- mbs_derivative."""
+        rec, base = self._new_record(x[:self.n], x[self.n:])
+        if inputs is not self._inputs:  # the same array through all stages of a step: its address once
+            arr = np.ascontiguousarray(inputs, dtype=float)
+            # Only the caller's own array may be remembered: the kernel then reads its current values.
+            self._inputs = inputs if arr is inputs else None
+            self._inputs_keep, self._inputs_ptr = arr, (arr.ctypes.data if arr.size else 0)
+        code = self._derivative(self._model_ptr, law.pointer, self._inputs_ptr, base, self._work_ptr)
+        if code > 0:
+            self._map_domain_error(rec, code)
+        kin = NativeKinematics(rec, self._layout, self.invert)
+        if code < 0:  # M not positive definite: numpy's general solve decides (as MultibodySystem.solve)
+            kin.udot[:] = np.linalg.solve(kin.M, kin.efforts - law.g * kin.mgz - kin.C @ kin.u)
         return kin
+
+    def effort_law(self, law, g: float) -> "NativeEffortLaw":
+        """The kernel's record of an :class:`effort_laws.CoordinateEffortLaw` with gravity ``g``."""
+        if law.n != self.n:
+            raise ValueError(f"effort law has {law.n} coordinates, the system {self.n}")
+        return NativeEffortLaw(law, g)
 
     def inertial_wrenches(self, record: np.ndarray, udot: np.ndarray) -> np.ndarray:
         """``W_in`` of (47)-(48), ``[f; n]`` at each COG in body coordinates, (nb, 6)."""
         buf = np.empty(self.n + 6 * self.nb)
         buf[:self.n] = udot
-        base = buf.ctypes.data
-        self._inertial(self._model_ptr, record.ctypes.data, base, base + 8 * self.n)
+        base = _address(buf)
+        self._inertial(self._model_ptr, _address(record), base, base + 8 * self.n)
         return buf[self.n:].reshape(self.nb, 6)
 
     def solve_spd(self, M: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
@@ -209,11 +254,30 @@ class NativeSystem:
         work = np.empty(n * n + 2 * n * k)
         work[:n * n] = M.reshape(-1)
         work[n * n:n * n + n * k] = b.reshape(-1)
-        base = work.ctypes.data
+        base = _address(work)
         if self._solve(n, k, base, base + 8 * n * n, base + 8 * (n * n + n * k)):
             return None
         x = work[n * n + n * k:]
         return x if b.ndim == 1 else x.reshape(n, k)
+
+
+class _EffortLaw(ctypes.Structure):
+    _fields_ = [("n_in", ctypes.c_int), ("g", ctypes.c_double)] + [
+        (name, ctypes.c_void_p) for name in ("constant", "input_gain", "linear", "cubic", "damping")]
+
+
+class NativeEffortLaw:
+    """Constant record of a :class:`effort_laws.CoordinateEffortLaw` and gravity, for ``mbs_derivative``."""
+
+    def __init__(self, law, g: float) -> None:
+        self.g = float(g)
+        self.n_inputs = law.n_inputs
+        # Kept as attributes: the record holds raw pointers into them.
+        self._arrays = [np.ascontiguousarray(a, dtype=float) for a in (
+            law.constant, law.input_gain if law.n_inputs else np.zeros((law.n, 1)), law.linear, law.cubic,
+            law.damping)]
+        self._struct = _EffortLaw(law.n_inputs, self.g, *(a.ctypes.data for a in self._arrays))
+        self.pointer = ctypes.addressof(self._struct)
 
 
 def _motion_and_wrenches(native: NativeSystem, udot: np.ndarray, external: np.ndarray, room: int) -> tuple:
@@ -223,7 +287,7 @@ def _motion_and_wrenches(native: NativeSystem, udot: np.ndarray, external: np.nd
     buf = np.empty(n + 6 * nb + room)
     buf[:n] = udot
     buf[n:n + 6 * nb] = external.reshape(-1)
-    return buf, buf.ctypes.data
+    return buf, _address(buf)
 
 
 class NativeReactions:
@@ -252,7 +316,7 @@ class NativeReactions:
         o_tot = n + 6 * nb
         o_sup = o_tot + 6 * nb
         o_jnt = o_sup + 12 * self.ncyl
-        self._fn(self._native._model_ptr, self._model_ptr, record.ctypes.data, base, base + 8 * n,
+        self._fn(self._native._model_ptr, self._model_ptr, _address(record), base, base + 8 * n,
                  base + 8 * o_tot, base + 8 * o_sup, base + 8 * o_jnt, self._work_ptr)
         return (buf[o_tot:o_sup].reshape(nb, 6), buf[o_sup:o_jnt].reshape(self.ncyl, 2, 6),
                 buf[o_jnt:].reshape(nb, 6))
@@ -276,6 +340,6 @@ class NativeAuxiliarySpeeds:
         n, nb, nj = self._native.n, self._native.nb, self._nj
         buf, base = _motion_and_wrenches(self._native, udot, external, nj)
         ob, S, Ai = self._ptrs
-        self._fn(self._native._model_ptr, record.ctypes.data, base, base + 8 * n, self._cut, len(self._outboard),
+        self._fn(self._native._model_ptr, _address(record), base, base + 8 * n, self._cut, len(self._outboard),
                  ob, nj, S, Ai, base + 8 * (n + 6 * nb), self._work_ptr)
         return buf[n + 6 * nb:]

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .constraint_forces import AuxiliarySpeeds, ConstraintCut, joint_effort_wrenches
-from .kane import Body, Kinematics, MultibodySystem
+from .effort_laws import CoordinateEffortLaw, cubic_springs, pd_control, stacked
+from .kane import Body, Kinematics, MultibodySystem, StateDerivative
 from .parameters import param, validate
 from .screws import rot_x, rot_z
 
@@ -116,7 +117,7 @@ class VesselCrane:
         validate(p)
         self.system = MultibodySystem(vessel_bodies(p) + crane_bodies(p), self.n)
         self.interface = AuxiliarySpeeds(self.system, INTERFACE_CUT)
-        self._k = np.array([p.k1, p.k2, p.k3])
+        self.springs = cubic_springs([p.k1, p.k2, p.k3])
         # joint_of[i] = body whose joint coordinate i drives (identity joint maps: effort = generalized force).
         self._joint_of = np.array([next(k for k, b in enumerate(self.system.bodies) if b.coordinate == i)
                                    for i in range(self.n)])
@@ -125,7 +126,7 @@ class VesselCrane:
 
     def spring_torques(self, q: np.ndarray) -> np.ndarray:
         """``T_si = −k_i q_i³`` in roll, pitch and yaw (§III-D)."""
-        return -self._k * q[:3] ** 3
+        return self.springs.efforts(q[:3], np.zeros(3), np.zeros(0))
 
     def effort_wrenches(self, kin: Kinematics, efforts: np.ndarray) -> np.ndarray:
         """Wrenches of joint efforts given per coordinate (springs for q1-q3, crane torques for q4-q6)."""
@@ -242,7 +243,10 @@ _OUTPUT_NAMES = [name for name, _, _ in OUTPUTS]
 
 
 class VesselCraneModel:
-    """The vessel crane with its PD controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract)."""
+    """The vessel crane with its PD controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract).
+
+    All efforts -- the vessel springs (§III-D) and the PD controller (63) with the torque inputs -- are one
+    :class:`effort_laws.CoordinateEffortLaw`, so a state derivative is one kernel call."""
 
     input_names = [name for name, _, _ in INPUTS]
     state_size = 12
@@ -252,30 +256,22 @@ class VesselCraneModel:
         self.crane = VesselCrane(params)
         self.controller = controller if controller is not None else VesselCraneController()
         validate(self.controller)
-        self._kp, self._kd = self.controller.kp, self.controller.kd
-
-    def crane_torques(self, q: np.ndarray, u: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-        """PD effort (63) towards the set-points plus the torque inputs."""
-        return self._kp * (inputs[:3] - q[3:]) - self._kd * u[3:] + inputs[3:6]
+        self.law: CoordinateEffortLaw = stacked(self.crane.springs, pd_control(self.controller.kp, self.controller.kd))
+        self._dynamics = StateDerivative(self.crane.system, self.law, self.crane.params.g)
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
-        kin = self.crane.system.kinematics(x[:6], x[6:])
-        efforts = self.crane.efforts(kin.q, self.crane_torques(kin.q, kin.u, inputs))
-        udot, M = self.crane.evaluate(kin, efforts)
-        return np.concatenate((kin.u, udot)), (kin, udot, efforts, M)
+        kin = self._dynamics(x, inputs)
+        return kin.xdot, kin
 
     def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
-        """``(ẋ, aux)`` for new inputs at the same state: the efforts are affine in the inputs, so
-        ``Δu̇ = M⁻¹ Δe`` (efforts are generalized forces, see :meth:`VesselCrane.evaluate`) is exact."""
-        kin, udot, efforts, M = aux
-        delta = new - old
-        d_efforts = np.concatenate((np.zeros(3), self._kp * delta[:3] + delta[3:6]))
-        udot = udot + self.crane.system.solve_with(kin, d_efforts)
-        return np.concatenate((kin.u, udot)), (kin, udot, efforts + d_efforts, M)
+        """``(ẋ, aux)`` for new inputs at the same state: exact, the efforts are affine in the inputs."""
+        kin = self._dynamics.with_new_inputs(aux, old, new)
+        return kin.xdot, kin
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin, udot, efforts, _ = aux
-        (n2, f2), (n1, f1) = self.crane.interface_wrench(kin, udot, efforts)
+        kin = aux
+        efforts = kin.efforts
+        (n2, f2), (n1, f1) = self.crane.interface_wrench(kin, kin.udot, efforts)
         # One flat vector in the order of OUTPUTS; tolist() gives Python floats in one call.
         values = np.concatenate((x, n2[:2], f2, n1[:2], f1, self.crane.tip_position(kin), efforts[3:])).tolist()
         return dict(zip(_OUTPUT_NAMES, values))

@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from .constraint_forces import AuxiliarySpeeds, joint_effort_wrenches
+from .effort_laws import cubic_springs, pd_control
 from .kane import Body, Kinematics, MultibodySystem, skew_stack
 from .parameters import validate
 from .vessel_crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
@@ -177,7 +178,7 @@ class CraneOnMovingBaseModel:
         ix = self.system.index
         self._vessel, self._king, self._outer = ix["vessel"], ix["king"], ix["outer_boom"]
         self._crane_bodies = [ix["king"], ix["boom"], ix["outer_boom"]]
-        self._kp, self._kd = self.controller.kp, self.controller.kd
+        self._pd = pd_control(self.controller.kp, self.controller.kd)
 
     def base_state(self, x: np.ndarray, inputs: np.ndarray) -> tuple:
         """Full ``(q, u)`` of the tree and the prescribed ``u̇_p`` from the motion inputs."""
@@ -190,7 +191,7 @@ class CraneOnMovingBaseModel:
 
     def crane_torques(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """PD effort (63) towards the set-points plus the torque inputs (as :class:`VesselCraneModel`)."""
-        return self._kp * (inputs[:3] - x[:3]) - self._kd * x[3:] + inputs[3:6]
+        return self._pd.efforts(x[:3], x[3:], inputs[:6])
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         q, u, angles, rates, alpha, acc = self.base_state(x, inputs)
@@ -245,7 +246,7 @@ class VesselModel:
         self.params = p = params if params is not None else VesselParameters()
         validate(p)
         self.system = MultibodySystem(vessel_bodies(p), 3)
-        self._k = np.array([p.k1, p.k2, p.k3])
+        self._springs = cubic_springs([p.k1, p.k2, p.k3])
         self._vessel = self.system.index["vessel"]
         self._base = np.array([0.0, 0.0, p.l1])  # crane base in Frame 1
         self._arm = self._base - self.system.com[self._vessel]  # COG → crane base, Frame 1
@@ -259,7 +260,7 @@ class VesselModel:
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         kin = self.system.kinematics(x[:3], x[3:])
-        tau = self.system.gravity_forces(kin, self.params.g) - self._k * x[:3] ** 3
+        tau = self.system.gravity_forces(kin, self.params.g) + self._springs.efforts(x[:3], x[3:], inputs[:0])
         tau += self.system.generalized_forces(kin, self.external_wrenches(inputs[:3], inputs[3:6]))
         udot, _, _ = self.system.accelerations(kin, tau)
         return np.concatenate((x[3:], udot)), (kin, udot)

@@ -27,7 +27,10 @@ typedef struct {
     const int *col_idx;
 } mbs_model;
 
-/* Offsets of the output record, in doubles; mirrored by kane_native.py. */
+/* A record (kane_native.NativeSystem) is [q | u | udot | efforts | maps (nb, 3) | outputs], in doubles; the
+ * outputs start after this head and are laid out as in mbs_out, mirrored by kane_native.py. */
+static int record_head(const mbs_model *m) { return 4 * m->n + 3 * m->nb; }
+
 typedef struct {
     double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz;
 } mbs_out;
@@ -317,12 +320,59 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x) {
     return 0;
 }
 
+/* Joint efforts given per generalized coordinate (crane_models/effort_laws.py, the specification):
+ * e_i = c_i + sum_j B_ij w_j + k1_i q_i + k3_i q_i^3 + d_i u_i with the inputs w -- springs (linear and the
+ * cubic vessel springs of the moving-base paper, III-D), PD control to set-points in w (63), input efforts. */
+typedef struct {
+    int n_in;
+    double g;                   /* gravity, for the weight term of (46) */
+    const double *constant;     /* (n) */
+    const double *input_gain;   /* (n, n_in) */
+    const double *linear;       /* (n) */
+    const double *cubic;        /* (n) */
+    const double *damping;      /* (n) */
+} mbs_effort_law;
+
+/* The state derivative of M udot + C u = tau (43) with tau = -g sum_k m_k dz_k/du (46) + e (the law's
+ * efforts are generalized forces): mbs_evaluate, then e and udot, written to the record's udot and
+ * efforts slots, so that rec[n : 3n] is xdot = [u; udot]. work as for mbs_evaluate.
+ * Returns 0, k + 1 as mbs_evaluate, or -1 when M is not positive definite (udot is then not written). */
+int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, double *rec,
+                   double *work) {
+    const int n = m->n, nb = m->nb;
+    const double *q = rec, *u = rec + n;
+    double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
+    const int code = mbs_evaluate(m, q, u, rec + 4 * n, out, work);
+    if (code) return code;
+    const double *M = out + 15 * nb + 2 * nb * 6 * n + 6 * nb + 2 * nb + 4 * nb * n;
+    const double *C = M + n * n, *mgz = C + n * n, *Minv = mgz + n;
+    double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
+    for (int i = 0; i < n; i++) {
+        double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
+        for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
+        eff[i] = e;
+        double s = e - law->g * mgz[i];
+        for (int j = 0; j < n; j++) s -= C[i * n + j] * u[j];
+        rhs[i] = s;
+    }
+    if (m->invert && Minv[0] == Minv[0]) {
+        for (int i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += Minv[i * n + j] * rhs[j];
+            udot[i] = s;
+        }
+        return 0;
+    }
+    memcpy(L, M, sizeof(double) * n * n);
+    return mbs_solve_spd(n, 1, L, rhs, udot) ? -1 : 0;
+}
+
 /* Inertial wrenches W_in = [m (v' + w x v); I w' + w x I w] of eqs. (47)-(48) at each COG, body
  * coordinates, with t' = P u' + Pdot u (27); rec is the record filled by mbs_evaluate. out: (nb, 6). */
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out) {
     const int nb = m->nb, n = m->n, sz = 6 * n;
     const double *u = rec + n;
-    const double *P = rec + 2 * n + 3 * nb + 15 * nb;
+    const double *P = rec + record_head(m) + 15 * nb;
     const double *Pd = P + nb * sz, *twist = Pd + nb * sz;
     for (int k = 0; k < nb; k++) {
         const double *Pk = P + k * sz, *Pdk = Pd + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
@@ -354,7 +404,7 @@ int mbs_aux_speeds(const mbs_model *m, const double *rec, const double *udot, co
                    int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
                    double *rho, double *work) {
     const int nb = m->nb, n = m->n;
-    const double *rot = rec + 2 * n + 3 * nb, *org = rot + 9 * nb, *cog = org + 3 * nb;
+    const double *rot = rec + record_head(m), *org = rot + 9 * nb, *cog = org + 3 * nb;
     const double *Rk = rot + 9 * cut, *ok = org + 3 * cut;
     double rhs[6] = {0, 0, 0, 0, 0, 0};
     mbs_inertial_wrenches(m, rec, udot, work);
@@ -404,7 +454,7 @@ typedef struct {
 int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double *rec, const double *udot,
                   const double *external, double *total, double *supports, double *joints, double *work) {
     const int nb = m->nb, n = m->n;
-    const double *rot = rec + 2 * n + 3 * nb, *org = rot + 9 * nb, *cog = org + 3 * nb;
+    const double *rot = rec + record_head(m), *org = rot + 9 * nb, *cog = org + 3 * nb;
     mbs_inertial_wrenches(m, rec, udot, total);
     for (int i = 0; i < 6 * nb; i++) total[i] = external[i] - total[i];
     for (int c = 0; c < r->ncyl; c++) {
