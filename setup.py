@@ -7,4 +7,4 @@ and the numpy implementation runs instead (slower, same results).
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("crane_models._native.multibody", ["crane_models/_native/multibody.c"],
-                             extra_compile_args=["-O2"], optional=True)])
+                             extra_compile_args=["-O3", "-fno-math-errno"], optional=True)])

@@ -39,7 +39,9 @@ from .flexible_crane_parameters import (FlexibleCraneInitialState, FlexibleCrane
                                         ProgrammedMotionParameters, SupportParameters, friction_arrays,
                                         support_arrays)
 from .friction import FRICTION_MODELS, BristleParameters, bristle_rate, check_parameters, friction_coefficient
+from .effort_laws import CoordinateEffortLaw
 from .kane import Body, Kinematics, MultibodySystem
+from .kane_native import NativeTask
 from .parameters import ParameterError, validate
 from .programmed_motion import EllipseHeightConstraint, constrained_accelerations, quintic_rise
 from .springs import PointSprings, cross, rfe_inertia, rfe_lengths, sde_stiffness
@@ -140,8 +142,11 @@ class FlexibleCrane:
         self._subtree_mass = sys.path[:, self.joint_bodies].T * sys.mass[None, :]
         self._extra = np.zeros((self.n, 3))
         self._extra[self.joint_coords, [0, 1, 2]] = 1.0
+        self.law = self._effort_law()
+        self._drive = np.zeros(1)  # the law's one input, filled before each kernel call
         self.z_static = None
         self.constraint = None
+        self._native = None  # (native system, law, task) of the kernel path, made on first use
         if self.constraints_enabled:
             self.set_programmed_start(init)
 
@@ -164,6 +169,7 @@ class FlexibleCrane:
         self.z_static = float(self.tip_position(self.system.kinematics(q_static, np.zeros(self.n)))[2])
         m = self.motion
         self.constraint = EllipseHeightConstraint(m.a, m.b, self.z_static, m.z_rise, m.t_c)
+        self._native = None  # the kernel's record holds the constraint's parameters
 
     def tip_position(self, kin: Kinematics) -> np.ndarray:
         return kin.origin[self.i_tip]
@@ -179,12 +185,32 @@ class FlexibleCrane:
         on = 0.0 <= t < m.paper_torque_time
         return m.paper_torque if self.paper_torque_enabled and on else 0.0
 
+    def _effort_law(self) -> CoordinateEffortLaw:
+        """The spring-damping elements (8), ``−s q̃ − c q̃̇`` per deformation coordinate, and the column
+        torque (21) plus input as the law's one input."""
+        n, r = self.n, self.rfe_coords
+        linear, damping, gain = np.zeros(n), np.zeros(n), np.zeros((n, 1))
+        linear[r], damping[r] = -self.k_rfe, -self.c_rfe
+        gain[self.joint_coords[0], 0] = 1.0
+        return CoordinateEffortLaw(np.zeros(n), gain, linear, np.zeros(n), damping)
+
     def spring_forces(self, kin: Kinematics) -> np.ndarray:
         """Generalized forces of the supports (20) and of the spring-damping elements (8)."""
-        tau = self.supports.generalized_forces(kin)
-        r = self.rfe_coords
-        tau[r] -= self.k_rfe * kin.q[r] + self.c_rfe * kin.u[r]
-        return tau
+        return self.supports.generalized_forces(kin) + self.law.efforts(kin.q, kin.u, np.zeros(1))
+
+    def native_task(self):
+        """``(native system, effort law, task)`` for the kernel's ``mbs_task_derivative``, or None when the
+        kernel is not loaded (the numpy path of :meth:`evaluate` is the specification)."""
+        native = self.system.native
+        if native is None:
+            return None
+        if self._native is None or self._native[0] is not native:
+            m = self.motion
+            task = NativeTask(native, self.supports, self.constraint, self.i_tip, m.alpha, m.beta, self.friction_model,
+                              self.joint_bodies, self.joint_coords, self._subtree_mass, self.pin_diameter,
+                              self.bristle, FRICTION_ITERATIONS)
+            self._native = (native, native.effort_law(self.law, self.params.g), task)
+        return self._native
 
     def static_forces(self, q: np.ndarray) -> np.ndarray:
         """Gravity and spring forces at rest (the residual of the static analysis)."""
@@ -213,14 +239,25 @@ class FlexibleCrane:
 
     # -- dynamics -----------------------------------------------------------------------------------
     def evaluate(self, t: float, q: np.ndarray, u: np.ndarray, z: np.ndarray, column_torque: float) -> dict:
-        """Accelerations, multipliers, friction torques, normal forces and bristle rates at ``(t, q, u, z)``."""
+        """Accelerations, multipliers, friction torques, normal forces and bristle rates at ``(t, q, u, z)``:
+        one kernel call (``mbs_task_derivative``) when the kernel is loaded, else the numpy version below,
+        which is the specification (tests/test_native.py compares them)."""
+        drive = self.drive_torque(t) + column_torque
+        native = self.native_task()
+        if native is not None:
+            system, law, task = native
+            self._drive[0] = drive
+            kin, res = system.task_derivative(q, u, z, law, self._drive, task, t)
+            lam = res[3:5] if self.constraint is not None else res[3:3]
+            return {"kin": kin, "drive": drive, "udot": kin.udot, "zdot": res[:3], "lam": lam,
+                    "friction_torque": res[5:8], "normal_force": res[8:11], "phi": res[11:13],
+                    "constraint_force": res[13:16]}
         sys = self.system
         kin = sys.kinematics(q, u)
         maps = self.joint_force_maps(kin)
         M, C = sys.mass_and_coriolis(kin)
         tau = sys.gravity_forces(kin, self.params.g) + self.spring_forces(kin)
-        drive = self.drive_torque(t) + column_torque
-        tau[6] += drive
+        tau[self.joint_coords[0]] += drive
         rhs = tau - C @ u
         out = {"kin": kin, "drive": drive}
         if self.constraint is not None:
@@ -251,8 +288,7 @@ class FlexibleCrane:
                 torque = -mu * fn * 0.5 * self.pin_diameter
             f = f0 + F1 @ torque
             fn = np.hypot(f[:, 0], f[:, 1])
-        out.update(udot=a0 + A @ torque, lam=l0 + L @ torque, friction_torque=torque, zdot=zdot, normal_force=fn,
-                   M=M)
+        out.update(udot=a0 + A @ torque, lam=l0 + L @ torque, friction_torque=torque, zdot=zdot, normal_force=fn)
         out["constraint_force"] = grad.T @ out["lam"] if self.constraint is not None else np.zeros(3)
         return out
 

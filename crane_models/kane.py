@@ -281,7 +281,7 @@ class MultibodySystem:
         Minv = getattr(kin, "Minv", None)
         if Minv is not None:
             return Minv @ b
-        return self.solve(self.mass_and_coriolis(kin)[0], b)
+        return self.solve(kin.M if kin.M is not None else self.mass_and_coriolis(kin)[0], b)
 
     # -- equations of motion (43)-(46) -------------------------------------------------------------
     def mass_and_coriolis(self, kin: Kinematics) -> tuple:

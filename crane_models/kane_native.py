@@ -23,7 +23,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["library", "NativeSystem", "NativeKinematics", "NativeEffortLaw", "NativeReactions", "NativeAuxiliarySpeeds",
+__all__ = ["library", "NativeSystem", "NativeKinematics", "NativeEffortLaw", "NativeTask", "NativeReactions", "NativeAuxiliarySpeeds",
            "native_enabled"]
 
 _HERE = Path(__file__).resolve().parent / "_native"
@@ -78,6 +78,8 @@ def library() -> Optional[ctypes.CDLL]:
                 lib.mbs_reactions.restype = ctypes.c_int
                 lib.mbs_derivative.argtypes = [ctypes.c_void_p] * 5
                 lib.mbs_derivative.restype = ctypes.c_int
+                lib.mbs_task_derivative.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_double] + [ctypes.c_void_p] * 4
+                lib.mbs_task_derivative.restype = ctypes.c_int
                 lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
                 lib.mbs_inertial_wrenches.restype = ctypes.c_int
                 lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
@@ -135,6 +137,7 @@ class NativeSystem:
         self._solve = lib.mbs_solve_spd
         self._inertial = lib.mbs_inertial_wrenches
         self._derivative = lib.mbs_derivative
+        self._task_derivative = lib.mbs_task_derivative
         self._inputs, self._inputs_ptr = None, 0
         coord = np.array([b.coordinate if b.coordinate is not None else -1 for b in system.bodies], dtype=np.intc)
         jtype = np.array([1 if r else 2 if p else 0 for r, p in zip(system.revolute, system.prismatic)], dtype=np.intc)
@@ -170,7 +173,7 @@ class NativeSystem:
         self._work_ptr = self._work.ctypes.data
         sizes = [("rotation", 9 * nb), ("origin", 3 * nb), ("cog", 3 * nb), ("P", 6 * nb * n),
                  ("Pdot", 6 * nb * n), ("twist", 6 * nb), ("theta", nb), ("theta_dot", nb), ("G", nb * n),
-                 ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n), ("Minv", n * n)]
+                 ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n), ("Minv", n * n), ("Cu", n)]
         # Record: [q | u | u̇ | efforts | maps (nb, 3) | outputs...], one allocation per evaluation
         # (record_head in the kernel); [u | u̇] is the state derivative of mbs_derivative.
         self._maps_at = 4 * n
@@ -181,15 +184,18 @@ class NativeSystem:
         self.size = pos
         shapes = {"rotation": (nb, 3, 3), "origin": (nb, 3), "cog": (nb, 3), "P": (nb, 6, n), "Pdot": (nb, 6, n),
                   "twist": (nb, 6), "theta": (nb,), "theta_dot": (nb,), "G": (nb, n), "cog_jacobian": (nb, 3, n),
-                  "M": (n, n), "C": (n, n), "mgz": (n,), "Minv": (n, n)}
+                  "M": (n, n), "C": (n, n), "mgz": (n,), "Minv": (n, n), "Cu": (n,)}
         self._layout = {name: (a, b, shapes[name]) for name, (a, b) in offs.items()}
         self._layout.update(q=(0, n, (n,)), u=(n, 2 * n, (n,)), udot=(2 * n, 3 * n, (n,)),
                             efforts=(3 * n, 4 * n, (n,)), xdot=(n, 3 * n, (2 * n,)))
+        # A state derivative's record has C u but not the matrix C (the kernel skips it: a third of its work).
+        self._derivative_layout = {k: v for k, v in self._layout.items() if k != "C"}
 
-    def _new_record(self, q: np.ndarray, u: np.ndarray) -> tuple:
-        """A fresh record with ``q``, ``u`` and the joint maps the kernel does not evaluate itself."""
+    def _new_record(self, q: np.ndarray, u: np.ndarray, tail: int = 0) -> tuple:
+        """A fresh record with ``q``, ``u`` and the joint maps the kernel does not evaluate itself, and
+        ``tail`` more doubles after it."""
         n, nb = self.n, self.nb
-        rec = np.empty(self.size)
+        rec = np.empty(self.size + tail)
         rec[:n] = q
         rec[n:2 * n] = u
         base = _address(rec)
@@ -219,17 +225,39 @@ class NativeSystem:
         """The kinematics at ``x = [q; u]`` with ``u̇`` of (43) under gravity and the efforts of ``law``
         (``kin.udot``, ``kin.efforts``, ``kin.xdot = [u; u̇]``) -- mbs_derivative."""
         rec, base = self._new_record(x[:self.n], x[self.n:])
+        code = self._derivative(self._model_ptr, law.pointer, self._inputs_address(inputs), base, self._work_ptr)
+        return self._finish(rec, code, law)
+
+    def task_derivative(self, q: np.ndarray, u: np.ndarray, z: np.ndarray, law: "NativeEffortLaw",
+                        inputs: np.ndarray, task: "NativeTask", t: float) -> tuple:
+        """:meth:`derivative` with point springs, a programmed constraint and joint friction
+        (``mbs_task_derivative``); ``z`` the bristle deflections. Returns the kinematics and the view
+        ``[ż | λ (2) | t_f | f_n | Φ (2) | constraint force (3)]`` of the record's tail."""
+        nj = task.n_joints
+        rec, base = self._new_record(q, u, nj + task.result_size)
+        rec[self.size:self.size + nj] = z
+        zp = base + 8 * self.size
+        code = self._task_derivative(self._model_ptr, law.pointer, self._inputs_address(inputs), task.pointer, t,
+                                     zp, base, zp + 8 * nj, task.work_pointer)
+        return self._finish(rec, code, law, task), rec[self.size + nj:]
+
+    def _inputs_address(self, inputs: np.ndarray) -> int:
         if inputs is not self._inputs:  # the same array through all stages of a step: its address once
             arr = np.ascontiguousarray(inputs, dtype=float)
             # Only the caller's own array may be remembered: the kernel then reads its current values.
             self._inputs = inputs if arr is inputs else None
             self._inputs_keep, self._inputs_ptr = arr, (arr.ctypes.data if arr.size else 0)
-        code = self._derivative(self._model_ptr, law.pointer, self._inputs_ptr, base, self._work_ptr)
+        return self._inputs_ptr
+
+    def _finish(self, rec: np.ndarray, code: int, law: "NativeEffortLaw", task=None) -> "NativeKinematics":
         if code > 0:
             self._map_domain_error(rec, code)
-        kin = NativeKinematics(rec, self._layout, self.invert)
-        if code < 0:  # M not positive definite: numpy's general solve decides (as MultibodySystem.solve)
-            kin.udot[:] = np.linalg.solve(kin.M, kin.efforts - law.g * kin.mgz - kin.C @ kin.u)
+        kin = NativeKinematics(rec, self._derivative_layout, self.invert)
+        if code < 0:
+            if task is not None:
+                raise np.linalg.LinAlgError("mass matrix or constraint Schur complement is singular")
+            # M not positive definite: numpy's general solve decides (as MultibodySystem.solve)
+            kin.udot[:] = np.linalg.solve(kin.M, kin.efforts - law.g * kin.mgz - kin.Cu)
         return kin
 
     def effort_law(self, law, g: float) -> "NativeEffortLaw":
@@ -278,6 +306,50 @@ class NativeEffortLaw:
             law.damping)]
         self._struct = _EffortLaw(law.n_inputs, self.g, *(a.ctypes.data for a in self._arrays))
         self.pointer = ctypes.addressof(self._struct)
+
+
+class _Task(ctypes.Structure):
+    _fields_ = ([("spring_body", ctypes.c_int), ("n_springs", ctypes.c_int)]
+                + [(name, ctypes.c_void_p) for name in ("spring_points", "spring_k", "spring_c")]
+                + [("constraint_kind", ctypes.c_int), ("point_body", ctypes.c_int), ("cpar", ctypes.c_double * 7)]
+                + [("friction_kind", ctypes.c_int), ("n_joints", ctypes.c_int), ("iterations", ctypes.c_int)]
+                + [(name, ctypes.c_void_p) for name in ("joint_body", "joint_coord", "subtree_mass", "pin_diameter",
+                                                       "mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")])
+
+
+FRICTION_KINDS = {"none": 0, "dahl": 1, "lugre": 2}
+MAX_FRICTION_JOINTS = 8
+
+
+class NativeTask:
+    """Constant record of what ``mbs_task_derivative`` adds to a tree: point springs on one body
+    (``springs.PointSprings``), the ellipse-and-height programmed constraint (17), (22) with Baumgarte's
+    ``α``, ``β`` on one point-mass body, and Dahl/LuGre friction (13)-(15) in chosen joints."""
+
+    def __init__(self, native: NativeSystem, springs, constraint, point_body: int, alpha: float, beta: float,
+                 friction: str, joint_bodies, joint_coords, subtree_mass, pin_diameter, bristle, iterations: int):
+        nj = len(joint_bodies)
+        if not 1 <= nj <= MAX_FRICTION_JOINTS:
+            raise ValueError(f"the kernel takes 1 to {MAX_FRICTION_JOINTS} friction joints, got {nj}")
+        self.n_joints, self.result_size = nj, 3 * nj + 10
+        arrays = [springs.points, springs.stiffness, springs.damping, joint_bodies, joint_coords, subtree_mass,
+                  pin_diameter, bristle.mu_s, bristle.mu_k, bristle.sigma0, bristle.sigma1, bristle.sigma2,
+                  bristle.gamma, bristle.v_s]
+        ints = (3, 4)
+        self._arrays = [np.ascontiguousarray(a, dtype=np.intc if i in ints else float) for i, a in enumerate(arrays)]
+        p = [a.ctypes.data for a in self._arrays]
+        cpar = (ctypes.c_double * 7)()
+        kind = 0
+        if constraint is not None:
+            kind = 1
+            cpar[:] = [constraint.a, constraint.b, constraint.z_start, constraint.z_inc, constraint.t_c, alpha, beta]
+        self._struct = _Task(int(springs.body), len(springs.points), p[0], p[1], p[2], kind, int(point_body), cpar,
+                             FRICTION_KINDS[friction], nj, int(iterations), *p[3:])
+        self.pointer = ctypes.addressof(self._struct)
+        n, nb = native.n, native.nb
+        # mbs_evaluate's scratch first, then (reused) the solve's and the joint-force maps'
+        self._work = np.empty(max(2 * nb * 6 * n + 6 * nb + 2 * n * n, n * n + 2 * n * (3 + nj) + 3 * nj * n + 3 * nb))
+        self.work_pointer = self._work.ctypes.data
 
 
 def _motion_and_wrenches(native: NativeSystem, udot: np.ndarray, external: np.ndarray, room: int) -> tuple:

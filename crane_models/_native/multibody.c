@@ -32,7 +32,7 @@ typedef struct {
 static int record_head(const mbs_model *m) { return 4 * m->n + 3 * m->nb; }
 
 typedef struct {
-    double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz;
+    double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz, *Cu;
 } mbs_out;
 
 static void cross3(const double *a, const double *b, double *c) {
@@ -96,8 +96,8 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x);
  * work: 2 * nb * 6 * n + nb * 6 + 2 * n * n doubles (joint Jacobians in Frame 0 and their rates, body
  * twists, room for the inversion).
  * Returns 0, or k + 1 when the map of body k is outside its domain. */
-int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
-                 double *work) {
+static int evaluate_tree(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
+                         double *work, int coriolis_matrix) {
     const int nb = m->nb, n = m->n, sz = 6 * n;
     mbs_out o;
     double *p = out;
@@ -113,10 +113,12 @@ int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const dou
     o.cogjac = p; p += 3 * nb * n;
     o.M = p; p += n * n;
     o.C = p; p += n * n;
-    o.mgz = p;
+    o.mgz = p; p += n + n * n; /* then M^-1 */
+    o.Cu = p;
     double *Jw = work, *Jdw = work + nb * sz, *V = work + 2 * nb * sz;
     memset(o.G, 0, sizeof(double) * nb * n);
     memset(o.M, 0, sizeof(double) * 2 * n * n + sizeof(double) * n);
+    memset(o.Cu, 0, sizeof(double) * n);
 
     for (int k = 0; k < nb; k++) {
         const int par = m->parent[k], c = m->coord[k], jt = c >= 0 ? m->jtype[k] : 0;
@@ -262,23 +264,48 @@ int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const dou
         for (int jj = 0; jj < ncol; jj++) {
             const int j = cols[jj];
             double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
-            double pda[3] = {Pd[j], Pd[n + j], Pd[2 * n + j]}, pdl[3] = {Pd[3 * n + j], Pd[4 * n + j], Pd[5 * n + j]};
-            double A[3], B[3], Bv[3], x1[3], x2[3];
+            double A[3];
             matvec3(I, pa, A);
+            /* M is symmetric: its upper triangle here (cols ascending), mirrored below. */
+            for (int ii = 0; ii <= jj; ii++) {
+                const int r_ = cols[ii];
+                o.M[r_ * n + j] += P[r_] * A[0] + P[n + r_] * A[1] + P[2 * n + r_] * A[2]
+                                 + mk * (P[3 * n + r_] * pl[0] + P[4 * n + r_] * pl[1] + P[5 * n + r_] * pl[2]);
+            }
+            o.mgz[j] += mk * cj[2 * n + j];
+            if (!coriolis_matrix) continue;
+            double pda[3] = {Pd[j], Pd[n + j], Pd[2 * n + j]}, pdl[3] = {Pd[3 * n + j], Pd[4 * n + j], Pd[5 * n + j]};
+            double B[3], Bv[3], x1[3], x2[3];
             matvec3(I, pda, B);
             cross3(Iw, pa, x1);
             cross3(tw, pl, x2);
             for (int i = 0; i < 3; i++) { B[i] -= x1[i]; Bv[i] = mk * (pdl[i] + x2[i]); }
             for (int ii = 0; ii < ncol; ii++) {
                 const int r_ = cols[ii];
-                const double qa0 = P[r_], qa1 = P[n + r_], qa2 = P[2 * n + r_];
-                const double ql0 = P[3 * n + r_], ql1 = P[4 * n + r_], ql2 = P[5 * n + r_];
-                o.M[r_ * n + j] += qa0 * A[0] + qa1 * A[1] + qa2 * A[2] + mk * (ql0 * pl[0] + ql1 * pl[1] + ql2 * pl[2]);
-                o.C[r_ * n + j] += qa0 * B[0] + qa1 * B[1] + qa2 * B[2] + ql0 * Bv[0] + ql1 * Bv[1] + ql2 * Bv[2];
+                o.C[r_ * n + j] += P[r_] * B[0] + P[n + r_] * B[1] + P[2 * n + r_] * B[2]
+                                 + P[3 * n + r_] * Bv[0] + P[4 * n + r_] * Bv[1] + P[5 * n + r_] * Bv[2];
             }
-            o.mgz[j] += mk * cj[2 * n + j];
+        }
+        /* C u = sum P^T (D Pdot u + G t) (44) without the matrix: [I (Pdot_w u) + w x I w; m (Pdot_v u + w x v)]. */
+        double pdu[6], a[6], x1[3], x2[3];
+        for (int i = 0; i < 6; i++) {
+            double s_ = 0.0;
+            for (int jj = 0; jj < ncol; jj++) s_ += Pd[i * n + cols[jj]] * u[cols[jj]];
+            pdu[i] = s_;
+        }
+        matvec3(I, pdu, a);
+        cross3(tw, Iw, x1);
+        cross3(tw, tw + 3, x2);
+        for (int i = 0; i < 3; i++) { a[i] += x1[i]; a[3 + i] = mk * (pdu[3 + i] + x2[i]); }
+        for (int jj = 0; jj < ncol; jj++) {
+            const int j = cols[jj];
+            double s_ = 0.0;
+            for (int i = 0; i < 6; i++) s_ += P[i * n + j] * a[i];
+            o.Cu[j] += s_;
         }
     }
+    for (int r_ = 0; r_ < n; r_++)
+        for (int j = 0; j < r_; j++) o.M[r_ * n + j] = o.M[j * n + r_];
     if (m->invert) {
         double *L = work + 2 * nb * sz + 6 * nb, *I = L + n * n, *Minv = o.mgz + n;
         memcpy(L, o.M, sizeof(double) * n * n);
@@ -287,6 +314,12 @@ int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const dou
         if (mbs_solve_spd(n, n, L, I, Minv)) Minv[0] = NAN;
     }
     return 0;
+}
+
+/* Kinematics, M, C, C u, the weight term and (small systems) M^-1 in the record's outputs; see evaluate_tree. */
+int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
+                 double *work) {
+    return evaluate_tree(m, q, u, maps, out, work, 1);
 }
 
 /* Solve M X = B for a symmetric positive definite M (n x n, overwritten by its Cholesky factor) and
@@ -342,18 +375,16 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     const int n = m->n, nb = m->nb;
     const double *q = rec, *u = rec + n;
     double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
-    const int code = mbs_evaluate(m, q, u, rec + 4 * n, out, work);
+    const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, 0);
     if (code) return code;
     const double *M = out + 15 * nb + 2 * nb * 6 * n + 6 * nb + 2 * nb + 4 * nb * n;
-    const double *C = M + n * n, *mgz = C + n * n, *Minv = mgz + n;
+    const double *mgz = M + 2 * n * n, *Minv = mgz + n, *Cu = Minv + n * n;
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
     for (int i = 0; i < n; i++) {
         double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
         for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
         eff[i] = e;
-        double s = e - law->g * mgz[i];
-        for (int j = 0; j < n; j++) s -= C[i * n + j] * u[j];
-        rhs[i] = s;
+        rhs[i] = e - law->g * mgz[i] - Cu[i];
     }
     if (m->invert && Minv[0] == Minv[0]) {
         for (int i = 0; i < n; i++) {
@@ -365,6 +396,245 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     }
     memcpy(L, M, sizeof(double) * n * n);
     return mbs_solve_spd(n, 1, L, rhs, udot) ? -1 : 0;
+}
+
+/* What a tree carries besides joint efforts, for mbs_task_derivative (crane_models/flexible_crane.py is the
+ * specification): point springs on one body, a programmed constraint on a point, friction in chosen joints. */
+typedef struct {
+    /* linear springs/dampers from points of spring_body to their rest points, along the Frame 0 axes (20) */
+    int spring_body, n_springs;
+    const double *spring_points, *spring_k, *spring_c;  /* (n_springs, 3) each, body coordinates / per axis */
+    /* programmed constraint on the COG of point_body (a point mass: the end effector): 0 none, 1 ellipse (17.1) + quintic height (17.2), (22);
+     * cpar = a, b, z_start, z_inc, t_c, alpha (x Phi), beta (x Phi'), Baumgarte (18.3)-(18.4) */
+    int constraint_kind, point_body;
+    double cpar[7];
+    /* friction (13)-(15) in n_joints joints: 0 none, 1 Dahl, 2 LuGre, on the joints' coordinates */
+    int friction_kind, n_joints, iterations;
+    const int *joint_body, *joint_coord;
+    const double *subtree_mass;  /* (n_joints, nb): m_b when body b is outboard of the joint */
+    const double *pin_diameter, *mu_s, *mu_k, *sigma0, *sigma1, *sigma2, *gamma, *v_s;  /* (n_joints) */
+} mbs_task;
+
+/* z_E,a(t) of (22) and its first two derivatives (programmed_motion.quintic_rise). */
+static void quintic_rise(double t, double z0, double dz, double tc, double *out) {
+    if (t <= 0.0) { out[0] = z0; out[1] = out[2] = 0.0; return; }
+    if (t >= tc) { out[0] = z0 + dz; out[1] = out[2] = 0.0; return; }
+    const double s = t / tc;
+    out[0] = z0 + dz * s * s * s * (10.0 - 15.0 * s + 6.0 * s * s);
+    out[1] = dz / tc * 30.0 * s * s * (1.0 - s) * (1.0 - s);
+    out[2] = dz / (tc * tc) * 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s);
+}
+
+static double sign(double x) { return (x > 0.0) - (x < 0.0); }
+
+/* The state derivative of a tree with the efforts of law, point springs, friction joints and a programmed
+ * constraint enforced by a Lagrange multiplier (flexible-crane paper, (13)-(20)):
+ *   M u' = tau - C u + Phi_q^T lambda + E t_f,   Phi_q u' = target (Baumgarte),
+ * t_f = -mu f_n d / 2 with f_n from the Newton-Euler force of everything outboard of each joint, solved by
+ * fixed-point passes as in FlexibleCrane.evaluate (u' and lambda are affine in t_f: one solve).
+ * z: bristle deflections (n_joints). rec as for mbs_derivative; result (3 n_joints + 10 doubles):
+ * [z' | lambda (2) | t_f | f_n | Phi (2) | constraint force on the point (3), Frame 0].
+ * At most 8 friction joints. work: n n + 2 n (3 + n_joints) + 3 n_joints n + 3 nb doubles.
+ * Returns as mbs_derivative. */
+int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                        double t, const double *z, double *rec, double *result, double *work) {
+    const int n = m->n, nb = m->nb, nj = task->n_joints, sz = 6 * n;
+    const double *q = rec, *u = rec + n;
+    double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
+    const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, 0);
+    if (code) return code;
+    const double *rot = out, *org = out + 9 * nb, *cog = org + 3 * nb, *Pm = cog + 3 * nb, *Pd = Pm + nb * sz;
+    const double *twist = Pd + nb * sz, *cogjac = twist + 6 * nb + 2 * nb + nb * n;
+    const double *M = cogjac + 3 * nb * n, *mgz = M + 2 * n * n, *Cu = mgz + n + n * n;
+    const int mc = task->constraint_kind ? 2 : 0, ncol = 1 + mc + nj;
+    double *L = work, *B = L + n * n, *X = B + n * ncol, *S = X + n * ncol, *bias = S + 3 * nj * n;
+    /* tau = efforts - g mgz + point springs; column 0 of B: tau - C u (43), (46), (20) */
+    for (int i = 0; i < n; i++) {
+        double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
+        for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
+        eff[i] = e;
+        B[i * ncol] = e - law->g * mgz[i] - Cu[i];
+    }
+    if (task->n_springs) {
+        const int b = task->spring_body;
+        const double *R = rot + 9 * b, *o = org + 3 * b, *cg = cog + 3 * b, *tw = twist + 6 * b;
+        double w[3], vc[3], F[3] = {0, 0, 0}, N[3] = {0, 0, 0};
+        matvec3(R, tw, w);
+        matvec3(R, tw + 3, vc);
+        for (int s = 0; s < task->n_springs; s++) {
+            const double *r = task->spring_points + 3 * s, *k = task->spring_k + 3 * s, *c = task->spring_c + 3 * s;
+            double p[3], arm[3], x[3], f[3];
+            matvec3(R, r, p);
+            for (int i = 0; i < 3; i++) { p[i] += o[i]; arm[i] = p[i] - cg[i]; }
+            cross3(w, arm, x);
+            for (int i = 0; i < 3; i++) f[i] = -k[i] * (p[i] - r[i]) - c[i] * (vc[i] + x[i]);
+            cross3(arm, f, x);
+            for (int i = 0; i < 3; i++) { F[i] += f[i]; N[i] += x[i]; }
+        }
+        /* tau += cogjac^T F + (R P_w)^T N */
+        double Nb[3];
+        mattvec3(R, N, Nb);
+        const double *cj = cogjac + 3 * b * n, *P = Pm + b * sz;
+        for (int j = 0; j < n; j++)
+            B[j * ncol] += cj[j] * F[0] + cj[n + j] * F[1] + cj[2 * n + j] * F[2]
+                         + P[j] * Nb[0] + P[n + j] * Nb[1] + P[2 * n + j] * Nb[2];
+    }
+    /* Point of the constraint: position, velocity, Jacobian J (3, n) and J' u in Frame 0. Every body's
+     * COG acceleration bias R (Pdot_v u + w x v) is needed for the joint forces too. */
+    for (int k = 0; k < nb; k++) {
+        const double *tw = twist + 6 * k, *P = Pd + k * sz;
+        double a[3], x[3];
+        for (int i = 0; i < 3; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += P[(3 + i) * n + j] * u[j];
+            a[i] = s;
+        }
+        cross3(tw, tw + 3, x);
+        for (int i = 0; i < 3; i++) a[i] += x[i];
+        matvec3(rot + 9 * k, a, bias + 3 * k);
+    }
+    double G[6] = {0, 0, 0, 0, 0, 1}, target[2] = {0, 0}, phi[2] = {0, 0};
+    if (mc) {
+        const int e = task->point_body;
+        const double *cp = task->cpar, *p = cog + 3 * e, *J = cogjac + 3 * e * n;
+        double v[3], za[3];
+        matvec3(rot + 9 * e, twist + 6 * e + 3, v);
+        quintic_rise(t, cp[2], cp[3], cp[4], za);
+        G[0] = 2.0 * p[0] / (cp[0] * cp[0]);
+        G[1] = 2.0 * p[1] / (cp[1] * cp[1]);
+        phi[0] = (p[0] / cp[0]) * (p[0] / cp[0]) + (p[1] / cp[1]) * (p[1] / cp[1]) - 1.0;
+        phi[1] = p[2] - za[0];
+        const double phid[2] = {G[0] * v[0] + G[1] * v[1], v[2] - za[1]};
+        const double h[2] = {2.0 * (v[0] * v[0] / (cp[0] * cp[0]) + v[1] * v[1] / (cp[1] * cp[1])), -za[2]};
+        const double *jb = bias + 3 * e;
+        for (int r = 0; r < 2; r++) {
+            target[r] = -h[r] - cp[6] * phid[r] - cp[5] * phi[r]
+                        - (G[3 * r] * jb[0] + G[3 * r + 1] * jb[1] + G[3 * r + 2] * jb[2]);
+            for (int j = 0; j < n; j++)
+                B[j * ncol + 1 + r] = G[3 * r] * J[j] + G[3 * r + 1] * J[n + j] + G[3 * r + 2] * J[2 * n + j];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < nj; c++) B[i * ncol + 1 + mc + c] = (task->joint_coord[c] == i);
+    memcpy(L, M, sizeof(double) * n * n);
+    if (mbs_solve_spd(n, ncol, L, B, X)) return -1;
+    /* u' = a0 + A t_f, lambda = l0 + Lm t_f: Schur complement S = Phi_q M^-1 Phi_q^T (programmed_motion) */
+    double lam[2] = {0, 0}, Lm[2 * 8] = {0}, l0v[2] = {0, 0};
+    if (mc) {
+        double Sm[4], Y[2 * 9], rhs0[2];
+        for (int r = 0; r < 2; r++) {
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+            for (int j = 0; j < n; j++) {
+                const double pq = B[j * ncol + 1 + r];
+                s0 += pq * X[j * ncol];
+                s1 += pq * X[j * ncol + 1];
+                s2 += pq * X[j * ncol + 2];
+            }
+            Sm[2 * r] = s1;
+            Sm[2 * r + 1] = s2;
+            rhs0[r] = target[r] - s0;
+            for (int c = 0; c < nj; c++) {
+                double sc = 0.0;
+                for (int j = 0; j < n; j++) sc += B[j * ncol + 1 + r] * X[j * ncol + 1 + mc + c];
+                Y[r * (1 + nj) + 1 + c] = -sc;
+            }
+            Y[r * (1 + nj)] = rhs0[r];
+        }
+        const double det = Sm[0] * Sm[3] - Sm[1] * Sm[2];
+        if (!(fabs(det) > 0.0)) return -1;
+        for (int c = 0; c <= nj; c++) {
+            const double y0 = Y[c], y1 = Y[(1 + nj) + c];
+            const double x0 = (Sm[3] * y0 - Sm[1] * y1) / det, x1 = (-Sm[2] * y0 + Sm[0] * y1) / det;
+            if (c == 0) { l0v[0] = x0; l0v[1] = x1; } else { Lm[c - 1] = x0; Lm[nj + c - 1] = x1; }
+        }
+        for (int i = 0; i < n; i++) {
+            X[i * ncol] += X[i * ncol + 1] * l0v[0] + X[i * ncol + 2] * l0v[1];
+            for (int c = 0; c < nj; c++)
+                X[i * ncol + 1 + mc + c] += X[i * ncol + 1] * Lm[c] + X[i * ncol + 2] * Lm[nj + c];
+        }
+    }
+    /* Joint forces, world frame: f_j = S_j u' + c_j - G^T lambda with S_j = sum_b W_jb J_cog,b and
+     * c_j = sum_b W_jb (bias_b + g e_z) (FlexibleCrane.joint_force_maps); per column: 0 the affine part,
+     * 1 + c the part per unit friction torque c. */
+    double f0[3 * 8], F1[3 * 8 * 8], fn[8], mu[8], zd[8], tf[8];
+    for (int jn = 0; jn < nj; jn++) {
+        const double *W = task->subtree_mass + jn * nb;
+        double *Sj = S + 3 * jn * n, cj[3] = {0, 0, 0};
+        memset(Sj, 0, sizeof(double) * 3 * n);
+        for (int b = 0; b < nb; b++) {
+            if (W[b] == 0.0) continue;
+            const double *J = cogjac + 3 * b * n;
+            for (int i = 0; i < 3 * n; i++) Sj[i] += W[b] * J[i];
+            for (int i = 0; i < 3; i++) cj[i] += W[b] * bias[3 * b + i];
+            cj[2] += W[b] * law->g;
+        }
+        const double *R = rot + 9 * task->joint_body[jn];
+        for (int col = 0; col <= nj; col++) {
+            const int xc = col == 0 ? 0 : 1 + mc + col - 1;
+            const double lm0 = col == 0 ? l0v[0] : Lm[col - 1], lm1 = col == 0 ? l0v[1] : Lm[nj + col - 1];
+            double f[3];
+            for (int i = 0; i < 3; i++) {
+                double s = col == 0 ? cj[i] : 0.0;
+                for (int j = 0; j < n; j++) s += Sj[i * n + j] * X[j * ncol + xc];
+                f[i] = s - (mc ? G[i] * lm0 + G[3 + i] * lm1 : 0.0);
+            }
+            double fl[3];
+            mattvec3(R, f, fl);
+            for (int i = 0; i < 3; i++) {
+                if (col == 0) f0[3 * jn + i] = fl[i];
+                else F1[(3 * jn + i) * nj + col - 1] = fl[i];
+            }
+        }
+        /* bristle rate (14) and friction coefficient (15) of the joint */
+        const double v = u[task->joint_coord[jn]], zz = z[jn];
+        if (task->friction_kind == 1) {
+            const double x = 1.0 - task->sigma0[jn] * zz * sign(v) / task->mu_s[jn];
+            zd[jn] = v * sign(x) * pow(fabs(x), task->gamma[jn]);
+            mu[jn] = task->sigma0[jn] * zz;
+        } else if (task->friction_kind == 2) {
+            const double r = v / task->v_s[jn];
+            const double g = task->mu_k[jn] + (task->mu_s[jn] - task->mu_k[jn]) * exp(-r * r);
+            zd[jn] = v - task->sigma0[jn] * fabs(v) * zz / g;
+            mu[jn] = task->sigma0[jn] * zz + task->sigma1[jn] * zd[jn] + task->sigma2[jn] * v;
+        } else {
+            zd[jn] = mu[jn] = 0.0;
+        }
+        tf[jn] = 0.0;
+    }
+    const int passes = task->friction_kind ? task->iterations + 1 : 1;
+    for (int it = 0; it < passes; it++) {
+        for (int jn = 0; jn < nj; jn++) {
+            double f[3];
+            for (int i = 0; i < 3; i++) {
+                double s = f0[3 * jn + i];
+                for (int c = 0; c < nj; c++) s += F1[(3 * jn + i) * nj + c] * tf[c];
+                f[i] = s;
+            }
+            fn[jn] = hypot(f[0], f[1]);
+        }
+        if (it < passes - 1)
+            for (int jn = 0; jn < nj; jn++) tf[jn] = -mu[jn] * fn[jn] * 0.5 * task->pin_diameter[jn];
+    }
+    for (int i = 0; i < n; i++) {
+        double s = X[i * ncol];
+        for (int c = 0; c < nj; c++) s += X[i * ncol + 1 + mc + c] * tf[c];
+        udot[i] = s;
+    }
+    for (int r = 0; r < mc; r++) {
+        double s = l0v[r];
+        for (int c = 0; c < nj; c++) s += Lm[r * nj + c] * tf[c];
+        lam[r] = s;
+    }
+    double *res = result;
+    for (int jn = 0; jn < nj; jn++) res[jn] = zd[jn];
+    res += nj;
+    res[0] = lam[0]; res[1] = lam[1];
+    res += 2;
+    for (int jn = 0; jn < nj; jn++) { res[jn] = tf[jn]; res[nj + jn] = fn[jn]; }
+    res += 2 * nj;
+    res[0] = phi[0]; res[1] = phi[1];
+    for (int i = 0; i < 3; i++) res[2 + i] = mc ? G[i] * lam[0] + G[3 + i] * lam[1] : 0.0;
+    return 0;
 }
 
 /* Inertial wrenches W_in = [m (v' + w x v); I w' + w x I w] of eqs. (47)-(48) at each COG, body
@@ -403,7 +673,7 @@ int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *u
 int mbs_aux_speeds(const mbs_model *m, const double *rec, const double *udot, const double *external,
                    int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
                    double *rho, double *work) {
-    const int nb = m->nb, n = m->n;
+    const int nb = m->nb;
     const double *rot = rec + record_head(m), *org = rot + 9 * nb, *cog = org + 3 * nb;
     const double *Rk = rot + 9 * cut, *ok = org + 3 * cut;
     double rhs[6] = {0, 0, 0, 0, 0, 0};
@@ -453,7 +723,7 @@ typedef struct {
  * work: 6 * n_items + 6 * nb doubles. */
 int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double *rec, const double *udot,
                   const double *external, double *total, double *supports, double *joints, double *work) {
-    const int nb = m->nb, n = m->n;
+    const int nb = m->nb;
     const double *rot = rec + record_head(m), *org = rot + 9 * nb, *cog = org + 3 * nb;
     mbs_inertial_wrenches(m, rec, udot, total);
     for (int i = 0; i < 6 * nb; i++) total[i] = external[i] - total[i];
