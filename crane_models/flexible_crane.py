@@ -41,7 +41,7 @@ from .flexible_crane_parameters import (FlexibleCraneInitialState, FlexibleCrane
 from .friction import FRICTION_MODELS, BristleParameters, bristle_rate, check_parameters, friction_coefficient
 from .effort_laws import CoordinateEffortLaw
 from .kane import Body, Kinematics, MultibodySystem
-from .kane_native import NativeTask
+from .kane_native import NativeIntegration, NativeKinematics, NativeTask
 from .parameters import ParameterError, validate
 from .programmed_motion import EllipseHeightConstraint, constrained_accelerations, quintic_rise
 from .springs import PointSprings, cross, rfe_inertia, rfe_lengths, sde_stiffness
@@ -199,8 +199,9 @@ class FlexibleCrane:
         return self.supports.generalized_forces(kin) + self.law.efforts(kin.q, kin.u, np.zeros(1))
 
     def native_task(self):
-        """``(native system, effort law, task)`` for the kernel's ``mbs_task_derivative``, or None when the
-        kernel is not loaded (the numpy path of :meth:`evaluate` is the specification)."""
+        """``(native system, effort law, task, integration)`` for the kernel's ``mbs_task_derivative`` and
+        ``mbs_integrate``, or None when the kernel is not loaded (the numpy path of :meth:`evaluate` is the
+        specification)."""
         native = self.system.native
         if native is None:
             return None
@@ -209,8 +210,20 @@ class FlexibleCrane:
             task = NativeTask(native, self.supports, self.constraint, self.i_tip, m.alpha, m.beta, self.friction_model,
                               self.joint_bodies, self.joint_coords, self._subtree_mass, self.pin_diameter,
                               self.bristle, FRICTION_ITERATIONS)
-            self._native = (native, native.effort_law(self.law, self.params.g), task)
+            law = native.effort_law(self.law, self.params.g)
+            integration = NativeIntegration(native, law, task, self._native_result)
+            self._native = (native, law, task, integration)
         return self._native
+
+    def _native_result(self, record: np.ndarray, tail: np.ndarray) -> dict:
+        """:meth:`evaluate`'s result from a kernel record and its tail ``[z | ż | λ | t_f | f_n | Φ | F_c]``."""
+        system = self._native[0]
+        kin = NativeKinematics(record, system._derivative_layout, system.invert)
+        res = tail[3:]
+        lam = res[3:5] if self.constraint is not None else res[3:3]
+        return {"kin": kin, "drive": float(self._drive[0]), "udot": kin.udot, "zdot": res[:3], "lam": lam,
+                "friction_torque": res[5:8], "normal_force": res[8:11], "phi": res[11:13],
+                "constraint_force": res[13:16]}
 
     def static_forces(self, q: np.ndarray) -> np.ndarray:
         """Gravity and spring forces at rest (the residual of the static analysis)."""
@@ -245,13 +258,10 @@ class FlexibleCrane:
         drive = self.drive_torque(t) + column_torque
         native = self.native_task()
         if native is not None:
-            system, law, task = native
+            system, law, task, _ = native
             self._drive[0] = drive
-            kin, res = system.task_derivative(q, u, z, law, self._drive, task, t)
-            lam = res[3:5] if self.constraint is not None else res[3:3]
-            return {"kin": kin, "drive": drive, "udot": kin.udot, "zdot": res[:3], "lam": lam,
-                    "friction_torque": res[5:8], "normal_force": res[8:11], "phi": res[11:13],
-                    "constraint_force": res[13:16]}
+            kin, _ = system.task_derivative(q, u, z, law, self._drive, task, t)
+            return self._native_result(kin.record[:system.size], kin.record[system.size:])
         sys = self.system
         kin = sys.kinematics(q, u)
         maps = self.joint_force_maps(kin)
@@ -434,6 +444,16 @@ class FlexibleCraneModel:
         :class:`simulation.CoSimulation` integrates up to them and restarts after them."""
         m = self.crane.motion
         return (m.paper_torque_time,) if self.crane.paper_torque_enabled else ()
+
+    def compiled(self, t: float, inputs: np.ndarray):
+        """The whole right-hand side in the kernel (:mod:`simulation`'s hook) from ``t`` to the next switching
+        time, over which the column torque (21) plus input is constant; None without the kernel."""
+        crane = self.crane
+        native = crane.native_task()
+        if native is None:
+            return None
+        crane._drive[0] = crane.drive_torque(t) + float(inputs[0])
+        return native[3], crane._drive
 
     def evaluate(self, t: float, x: np.ndarray, inputs: np.ndarray) -> dict:
         n = self.n

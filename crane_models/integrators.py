@@ -133,6 +133,13 @@ class EmbeddedRK23(_ExplicitPair):
 
     _ORDER = 3
 
+    @staticmethod
+    def tableau() -> tuple:
+        """``(stages, order, a, c, e)`` of :meth:`_trial` in the FSAL form of ``kane_native.NativeIntegration``."""
+        a = np.zeros((4, 4))
+        a[1, 0], a[2, 1], a[3, :3] = _C2, _A32, (_B1, _B2, _B3)
+        return 4, 3, a, np.array([0.0, _C2, _C3, 1.0]), np.array([_E1, _E2, _E3, _E4])
+
     def _trial(self, f: Callable, t: float, y: np.ndarray, h: float, k1: np.ndarray) -> tuple:
         k2, _ = f(t + _C2 * h, y + (_C2 * h) * k1)
         k3, _ = f(t + _C3 * h, y + (_A32 * h) * k2)
@@ -162,6 +169,14 @@ class DormandPrince54(_ExplicitPair):
     set-point jump, lightly damped oscillations followed in phase), one fifth-order step usually does."""
 
     _ORDER = 5
+
+    @staticmethod
+    def tableau() -> tuple:
+        """``(stages, order, a, c, e)`` of :meth:`_trial` in the FSAL form of ``kane_native.NativeIntegration``."""
+        a = np.zeros((7, 7))
+        for s, row in enumerate(_DP_A):
+            a[s, :len(row)] = row
+        return 7, 5, a, np.array(_DP_C), _DP_E.copy()
 
     def _trial(self, f: Callable, t: float, y: np.ndarray, h: float, k1: np.ndarray) -> tuple:
         K = np.empty((7, y.size))

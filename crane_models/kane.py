@@ -23,7 +23,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from .kane_native import NativeSystem, library
+from .kane_native import NativeIntegration, NativeSystem, library
 from .screws import axis_rotation, combined_screw_transform, screw_reference_transform, skew
 
 __all__ = ["Body", "JointMap", "MultibodySystem", "Kinematics", "StateDerivative", "twists_by_screw_transformations"]
@@ -391,6 +391,19 @@ class StateDerivative:
             raise ValueError(f"effort law has {law.n} coordinates, the system {system.n}")
         self.system, self.law, self.g = system, law, float(g)
         self._native_law = None  # built on first use with the kernel (the system may drop its kernel)
+        self._integration = None
+
+    def compiled(self, inputs: np.ndarray):
+        """``(NativeIntegration, inputs)`` that steps ``ẋ`` in the kernel, or None without the kernel (the
+        ``compiled`` hook of :mod:`simulation`)."""
+        native = self.system.native
+        if native is None:
+            return None
+        if self._integration is None or self._integration[0] is not native:
+            if self._native_law is None:
+                self._native_law = native.effort_law(self.law, self.g)
+            self._integration = (native, NativeIntegration(native, self._native_law))
+        return self._integration[1], inputs
 
     def __call__(self, x: np.ndarray, inputs: np.ndarray) -> Kinematics:
         """The kinematics at ``x = [q; u]`` with ``udot``, ``efforts`` and ``xdot`` set."""

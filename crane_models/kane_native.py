@@ -23,7 +23,8 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["library", "NativeSystem", "NativeKinematics", "NativeEffortLaw", "NativeTask", "NativeReactions", "NativeAuxiliarySpeeds",
+__all__ = ["library", "NativeSystem", "NativeKinematics", "NativeEffortLaw", "NativeTask", "NativeTableau",
+           "NativeIntegration", "NativeReactions", "NativeAuxiliarySpeeds",
            "native_enabled"]
 
 _HERE = Path(__file__).resolve().parent / "_native"
@@ -80,6 +81,9 @@ def library() -> Optional[ctypes.CDLL]:
                 lib.mbs_derivative.restype = ctypes.c_int
                 lib.mbs_task_derivative.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_double] + [ctypes.c_void_p] * 4
                 lib.mbs_task_derivative.restype = ctypes.c_int
+                lib.mbs_integrate.argtypes = ([ctypes.c_void_p] * 6 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 3
+                                              + [ctypes.c_int] * 2 + [ctypes.c_void_p] * 3)
+                lib.mbs_integrate.restype = ctypes.c_int
                 lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
                 lib.mbs_inertial_wrenches.restype = ctypes.c_int
                 lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
@@ -195,7 +199,8 @@ class NativeSystem:
         """A fresh record with ``q``, ``u`` and the joint maps the kernel does not evaluate itself, and
         ``tail`` more doubles after it."""
         n, nb = self.n, self.nb
-        rec = np.empty(self.size + tail)
+        # Zeros: a state derivative leaves the P, Ṗ, twist and COG-Jacobian rows of massless bodies untouched.
+        rec = np.zeros(self.size + tail)
         rec[:n] = q
         rec[n:2 * n] = u
         base = _address(rec)
@@ -213,7 +218,7 @@ class NativeSystem:
 
     def evaluate(self, q: np.ndarray, u: np.ndarray) -> "NativeKinematics":
         """All kinematic quantities and ``M``, ``C`` at ``(q, u)`` in one fresh record."""
-        rec, base = self._new_record(q, u)
+        rec, base = self._new_record(q, u)  # (all rows are written by mbs_evaluate)
         n = self.n
         code = self._evaluate(self._model_ptr, base, base + 8 * n, base + 8 * self._maps_at,
                               base + 8 * (self._maps_at + 3 * self.nb), self._work_ptr)
@@ -350,6 +355,89 @@ class NativeTask:
         # mbs_evaluate's scratch first, then (reused) the solve's and the joint-force maps'
         self._work = np.empty(max(2 * nb * 6 * n + 6 * nb + 2 * n * n, n * n + 2 * n * (3 + nj) + 3 * nj * n + 3 * nb))
         self.work_pointer = self._work.ctypes.data
+
+
+class _Tableau(ctypes.Structure):
+    _fields_ = [("stages", ctypes.c_int), ("order", ctypes.c_int), ("a", ctypes.c_void_p), ("c", ctypes.c_void_p),
+                ("e", ctypes.c_void_p)]
+
+
+class _Stepper(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
+        (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected")]
+
+
+class NativeTableau:
+    """An explicit pair's tableau ``(stages, order, a, c, e)`` (from :mod:`integrators`) for ``mbs_integrate``."""
+
+    def __init__(self, stages: int, order: int, a: np.ndarray, c: np.ndarray, e: np.ndarray) -> None:
+        self._arrays = [np.ascontiguousarray(x, dtype=float) for x in (a, c, e)]
+        self._struct = _Tableau(stages, order, *(x.ctypes.data for x in self._arrays))
+        self.stages, self.pointer = stages, ctypes.addressof(self._struct)
+
+
+class NativeIntegration:
+    """A model's whole right-hand side in the kernel -- ``mbs_derivative`` for ``y = [q; u]``, or with a
+    :class:`NativeTask` ``mbs_task_derivative`` for ``y = [q; u; z]`` -- stepped by ``mbs_integrate`` with an
+    explicit pair of :mod:`integrators` (same tableau, same step-size control, the Python stepper being the
+    specification): no Python between the stages of a communication step.
+
+    ``make_aux(record, tail)`` turns the record of the last evaluation into the model's ``aux`` (default:
+    its kinematics, as :meth:`NativeSystem.derivative` returns them)."""
+
+    def __init__(self, native: NativeSystem, law: NativeEffortLaw, task: Optional[NativeTask] = None,
+                 make_aux=None) -> None:
+        self._native, self._law, self._task = native, law, task
+        self._make_aux = make_aux if make_aux is not None else (lambda record, tail: self.kinematics(record))
+        n = native.n
+        nj = task.n_joints if task is not None else 0
+        self.size = 2 * n + nj
+        self._tail = nj + task.result_size if task is not None else 0
+        self._stride = native.size + self._tail
+        self._recs = np.zeros(3 * self._stride)  # zeros: see NativeSystem._new_record
+        self._model_work = task.work_pointer if task is not None else native._work_ptr
+        self._fn = library().mbs_integrate
+        self._final = ctypes.c_int(-1)
+        self._stepper = _Stepper()
+        self._work = np.empty(0)  # the stages and the stage input
+        self._tableaus = {}
+
+    def advance(self, stepper, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux, inputs: np.ndarray) -> tuple:
+        """``stepper.advance`` (an explicit pair with a ``tableau()``) in the kernel: ``(y, k_end, aux_end)``
+        at ``t_end``; raises the stepper's StepFailure as it does."""
+        from .integrators import StepFailure
+
+        tableau = self._tableaus.get(type(stepper))
+        if tableau is None:
+            tableau = self._tableaus[type(stepper)] = NativeTableau(*stepper.tableau())
+        if self._work.size < (tableau.stages + 1) * self.size:
+            self._work = np.empty((tableau.stages + 1) * self.size)
+        st = self._stepper
+        st.rtol, st.atol, st.max_step, st.min_step, st.h = stepper.rtol, stepper.atol, stepper.max_step, \
+            stepper.min_step, stepper.h
+        st.evaluations = st.accepted = st.rejected = 0
+        y = np.array(y, dtype=float)
+        k = np.array(k1, dtype=float)
+        code = self._fn(self._native._model_ptr, self._law.pointer, self._native._inputs_address(inputs),
+                        self._task.pointer if self._task is not None else None, tableau.pointer,
+                        ctypes.addressof(st), t, t_end, _address(y), _address(k), _address(self._recs),
+                        self._native.size, self._stride, ctypes.addressof(self._final), self._model_work,
+                        _address(self._work))
+        stats = stepper.stats
+        stats["evaluations"] += st.evaluations
+        stats["accepted"] += st.accepted
+        stats["rejected"] += st.rejected
+        if code:
+            raise StepFailure(f"step size fell below {stepper.min_step:g} s at t = {st.t:.9g} s")
+        stepper.h = st.h
+        i = self._final.value
+        if i >= 0:  # the record of the last accepted evaluation, copied: the buffers are reused
+            rec = self._recs[i * self._stride:(i + 1) * self._stride].copy()
+            aux = self._make_aux(rec[:self._native.size], rec[self._native.size:])
+        return y, k, aux
+
+    def kinematics(self, record: np.ndarray) -> "NativeKinematics":
+        return NativeKinematics(record, self._native._derivative_layout, self._native.invert)
 
 
 def _motion_and_wrenches(native: NativeSystem, udot: np.ndarray, external: np.ndarray, room: int) -> tuple:

@@ -7,7 +7,10 @@ A *model* here is any object with
 * ``outputs(t, x, inputs, aux) -> dict`` of output name to float;
 * ``check_state(x)`` raising ``ValueError`` when the state left the model's validity;
 * optionally ``update_inputs(x, aux, old_inputs, new_inputs) -> (ẋ, aux)``, a cheap exact update of
-  the last evaluation when only the inputs changed.
+  the last evaluation when only the inputs changed;
+* optionally ``compiled(t, inputs) -> (kane_native.NativeIntegration, kernel inputs) | None``: the whole
+  right-hand side in the compiled kernel, valid from ``t`` up to the next switching time; an explicit
+  stepper then runs its steps in the kernel too (same tableau and step-size control).
 
 :class:`CoSimulation` is what ``doStep`` calls; :func:`simulate_reference` is the standalone solver
 (``scipy.integrate.solve_ivp``, tight tolerances) used to validate the FMUs.
@@ -77,13 +80,22 @@ class CoSimulation:
                 continue
             near_end = abs(ts - t_end) <= _rounding(t_end)
             if t + _rounding(t) < ts and (near_end or ts < t_end):
-                x, _, _ = self.stepper.advance(self._f, t, x, ts - 4.0 * math.ulp(ts), k, aux)
+                x, _, _ = self._advance(t, x, ts - 4.0 * math.ulp(ts), k, aux)
                 t = t_end if near_end else ts
                 k, aux = self._f(max(ts, t), x)  # the value after the switch
         if t_end - t > _rounding(t_end):
-            x, k, aux = self.stepper.advance(self._f, t, x, t_end, k, aux)
+            x, k, aux = self._advance(t, x, t_end, k, aux)
         self.model.check_state(x)
         self.t, self.x, self._k, self._aux = t_end, x, k, aux
+
+    def _advance(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
+        """The stepper from ``t`` to ``t_end`` (no switching time in between): in the kernel when the model
+        has a compiled right-hand side and the stepper a tableau, else in Python."""
+        compiled = self.model.compiled(t, self.inputs) if hasattr(self.model, "compiled") else None
+        if compiled is not None and hasattr(self.stepper, "tableau"):
+            integration, inputs = compiled
+            return integration.advance(self.stepper, t, x, t_end, k, aux, inputs)
+        return self.stepper.advance(self._f, t, x, t_end, k, aux)
 
     def get_state(self) -> tuple:
         """Everything a bit-identical replay needs: time, state, inputs, the stepper's carried data

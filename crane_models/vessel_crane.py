@@ -263,6 +263,10 @@ class VesselCraneModel:
         kin = self._dynamics(x, inputs)
         return kin.xdot, kin
 
+    def compiled(self, t: float, inputs: np.ndarray):
+        """The whole right-hand side in the kernel (:mod:`simulation`'s hook), None without the kernel."""
+        return self._dynamics.compiled(inputs)
+
     def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
         """``(ẋ, aux)`` for new inputs at the same state: exact, the efforts are affine in the inputs."""
         kin = self._dynamics.with_new_inputs(aux, old, new)

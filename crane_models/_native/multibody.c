@@ -95,9 +95,21 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x);
  * maps: (nb, 3) theta, dtheta/dq, d2theta/dq2, read for joints with custom_map set.
  * work: 2 * nb * 6 * n + nb * 6 + 2 * n * n doubles (joint Jacobians in Frame 0 and their rates, body
  * twists, room for the inversion).
+ * mode: EV_CORIOLIS_MATRIX -- C itself (C u always); EV_ALL_BODIES -- P, Pdot, the COG Jacobian and the twist
+ * of every body (else only of bodies with mass or inertia and of keep1, keep2: a state derivative needs no
+ * more, and the massless frames of Euler-angle chains are half the bodies of some models; the others' rows
+ * are left as they are); EV_INVERSE -- M^-1 when m->invert.
  * Returns 0, or k + 1 when the map of body k is outside its domain. */
+enum { EV_CORIOLIS_MATRIX = 1, EV_ALL_BODIES = 2, EV_INVERSE = 4 };
+
+static int massless(const mbs_model *m, int k) {
+    const double *I = m->inertia + 9 * k;
+    return m->mass[k] == 0.0 && I[0] == 0.0 && I[4] == 0.0 && I[8] == 0.0;
+}
+
 static int evaluate_tree(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
-                         double *work, int coriolis_matrix) {
+                         double *work, int mode, int keep1, int keep2) {
+    const int coriolis_matrix = mode & EV_CORIOLIS_MATRIX;
     const int nb = m->nb, n = m->n, sz = 6 * n;
     mbs_out o;
     double *p = out;
@@ -207,6 +219,10 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
         for (int i = 0; i < 3; i++) cg[i] = org[i] + tmp[i];
         const int *cols = m->col_idx + m->col_ptr[k];
         const int ncol = m->col_ptr[k + 1] - m->col_ptr[k];
+        const double mk = m->mass[k];
+        const double *I = m->inertia + 9 * k;
+        const int no_mass = massless(m, k);
+        if (no_mass && !(mode & EV_ALL_BODIES) && k != keep1 && k != keep2) continue;
         double *P = o.P + k * sz, *Pd = o.Pdot + k * sz, *cj = o.cogjac + 3 * k * n;
         memset(P, 0, sizeof(double) * sz);
         memset(Pd, 0, sizeof(double) * sz);
@@ -256,9 +272,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
             for (int i = 0; i < 3; i++) { Pd[i * n + j] -= ra[i]; Pd[(3 + i) * n + j] -= rl[i]; }
         }
         /* M += P^T D P, C += P^T (D Pdot + G P) with the skew G of kane.mass_and_coriolis (44). */
-        const double mk = m->mass[k];
-        const double *I = m->inertia + 9 * k;
-        if (mk == 0.0 && I[0] == 0.0 && I[4] == 0.0 && I[8] == 0.0) continue;
+        if (no_mass) continue;
         double Iw[3];
         matvec3(I, tw, Iw);
         for (int jj = 0; jj < ncol; jj++) {
@@ -306,7 +320,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
     }
     for (int r_ = 0; r_ < n; r_++)
         for (int j = 0; j < r_; j++) o.M[r_ * n + j] = o.M[j * n + r_];
-    if (m->invert) {
+    if (m->invert && (mode & EV_INVERSE)) {
         double *L = work + 2 * nb * sz + 6 * nb, *I = L + n * n, *Minv = o.mgz + n;
         memcpy(L, o.M, sizeof(double) * n * n);
         memset(I, 0, sizeof(double) * n * n);
@@ -319,10 +333,11 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
 /* Kinematics, M, C, C u, the weight term and (small systems) M^-1 in the record's outputs; see evaluate_tree. */
 int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
                  double *work) {
-    return evaluate_tree(m, q, u, maps, out, work, 1);
+    return evaluate_tree(m, q, u, maps, out, work, EV_CORIOLIS_MATRIX | EV_ALL_BODIES | EV_INVERSE, -1, -1);
 }
 
-/* Solve M X = B for a symmetric positive definite M (n x n, overwritten by its Cholesky factor) and
+/* Solve M X = B for a symmetric positive definite M (n x n, overwritten by its Cholesky factor L, with 1/L_jj
+ * on the diagonal) and
  * nrhs right-hand sides (B, X: n x nrhs, row-major). Returns 0, or k + 1 when the k-th pivot is not
  * positive. */
 int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x) {
@@ -330,25 +345,31 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x) {
         double d = M[j * n + j];
         for (int k = 0; k < j; k++) d -= M[j * n + k] * M[j * n + k];
         if (!(d > 0.0)) return j + 1;
-        d = sqrt(d);
-        M[j * n + j] = d;
+        const double inv = 1.0 / sqrt(d);
+        M[j * n + j] = inv; /* the reciprocal pivot: multiplications instead of divisions below */
         for (int i = j + 1; i < n; i++) {
             double s = M[i * n + j];
             for (int k = 0; k < j; k++) s -= M[i * n + k] * M[j * n + k];
-            M[i * n + j] = s / d;
+            M[i * n + j] = s * inv;
         }
     }
-    for (int r = 0; r < nrhs; r++) {
-        for (int i = 0; i < n; i++) {
-            double s = b[i * nrhs + r];
-            for (int k = 0; k < i; k++) s -= M[i * n + k] * x[k * nrhs + r];
-            x[i * nrhs + r] = s / M[i * n + i];
+    /* L y = b, then L^T x = y, all right-hand sides together (rows of x are contiguous) */
+    for (int i = 0; i < n; i++) {
+        double *xi = x + i * nrhs;
+        for (int r = 0; r < nrhs; r++) xi[r] = b[i * nrhs + r];
+        for (int k = 0; k < i; k++) {
+            const double l = M[i * n + k], *xk = x + k * nrhs;
+            for (int r = 0; r < nrhs; r++) xi[r] -= l * xk[r];
         }
-        for (int i = n - 1; i >= 0; i--) {
-            double s = x[i * nrhs + r];
-            for (int k = i + 1; k < n; k++) s -= M[k * n + i] * x[k * nrhs + r];
-            x[i * nrhs + r] = s / M[i * n + i];
+        for (int r = 0; r < nrhs; r++) xi[r] *= M[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double *xi = x + i * nrhs;
+        for (int k = i + 1; k < n; k++) {
+            const double l = M[k * n + i], *xk = x + k * nrhs;
+            for (int r = 0; r < nrhs; r++) xi[r] -= l * xk[r];
         }
+        for (int r = 0; r < nrhs; r++) xi[r] *= M[i * n + i];
     }
     return 0;
 }
@@ -375,7 +396,7 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     const int n = m->n, nb = m->nb;
     const double *q = rec, *u = rec + n;
     double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
-    const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, 0);
+    const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, EV_INVERSE, -1, -1);
     if (code) return code;
     const double *M = out + 15 * nb + 2 * nb * 6 * n + 6 * nb + 2 * nb + 4 * nb * n;
     const double *mgz = M + 2 * n * n, *Minv = mgz + n, *Cu = Minv + n * n;
@@ -441,7 +462,8 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     const int n = m->n, nb = m->nb, nj = task->n_joints, sz = 6 * n;
     const double *q = rec, *u = rec + n;
     double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
-    const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, 0);
+    const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, 0, task->n_springs ? task->spring_body : -1,
+                                   task->constraint_kind ? task->point_body : -1);
     if (code) return code;
     const double *rot = out, *org = out + 9 * nb, *cog = org + 3 * nb, *Pm = cog + 3 * nb, *Pd = Pm + nb * sz;
     const double *twist = Pd + nb * sz, *cogjac = twist + 6 * nb + 2 * nb + nb * n;
@@ -482,6 +504,7 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     /* Point of the constraint: position, velocity, Jacobian J (3, n) and J' u in Frame 0. Every body's
      * COG acceleration bias R (Pdot_v u + w x v) is needed for the joint forces too. */
     for (int k = 0; k < nb; k++) {
+        if (massless(m, k) && k != task->point_body) continue; /* not evaluated (lean mode), not needed */
         const double *tw = twist + 6 * k, *P = Pd + k * sz;
         double a[3], x[3];
         for (int i = 0; i < 3; i++) {
@@ -637,6 +660,106 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     return 0;
 }
 
+/* An embedded explicit Runge-Kutta pair with FSAL (crane_models/integrators.py is the specification: the
+ * tableau comes from there): stage s at t + c_s h from y + h sum_{j<s} a_sj K_j, the last stage's input is
+ * the new solution, and h sum_s e_s K_s estimates the error of order `order`. */
+typedef struct {
+    int stages, order;
+    const double *a;  /* (stages, stages), row-major, strictly lower */
+    const double *c;  /* (stages) */
+    const double *e;  /* (stages) */
+} mbs_tableau;
+
+/* Step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate. */
+typedef struct {
+    double rtol, atol, max_step, min_step, h, t;
+    long evaluations, accepted, rejected;
+} mbs_stepper;
+
+/* One evaluation of the compiled right-hand side into record rec (with its tail): mbs_derivative for
+ * y = [q; u], or with a task mbs_task_derivative for y = [q; u; z]. Writes ydot. */
+static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                    int rec_size, double t, const double *y, double *ydot, double *rec, double *work) {
+    const int n = m->n;
+    memcpy(rec, y, sizeof(double) * 2 * n);
+    int code;
+    if (task) {
+        const int nj = task->n_joints;
+        memcpy(rec + rec_size, y + 2 * n, sizeof(double) * nj);
+        code = mbs_task_derivative(m, law, inputs, task, t, rec + rec_size, rec, rec + rec_size + nj, work);
+        if (!code) memcpy(ydot + 2 * n, rec + rec_size + nj, sizeof(double) * nj);
+    } else {
+        code = mbs_derivative(m, law, inputs, rec, work);
+    }
+    if (!code) memcpy(ydot, rec + n, sizeof(double) * 2 * n); /* [u; u'] */
+    return code;
+}
+
+/* Integrate from t to exactly t_end as _ExplicitPair.advance does (same controller, same tableau); y and k1
+ * (the derivative at t) are updated in place to the values at t_end. recs: three records of rec_size + tail
+ * doubles; *final is the one that holds the evaluation at t_end (-1 when no step was needed). work: stages
+ * x size + size doubles. Returns 0, or 1 when the step size fell below min_step (st->t: where). */
+int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                  const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
+    const int size = 2 * m->n + (task ? task->n_joints : 0), S = tab->stages;
+    double *K = work, *ys = K + S * size;
+    int cur = -1, spare = 1; /* recs[0]: intermediate stages; recs[1], recs[2]: the last stage, alternating */
+    double h = st->h > 0.0 ? st->h : fmin(st->max_step, t_end - t);
+    const double tol_end = 1e-12 * fmax(1.0, fabs(t_end)), grow = -1.0 / tab->order;
+    *final = -1;
+    while (t_end - t > tol_end) {
+        h = fmin(h, st->max_step);
+        const int last = t + h >= t_end - tol_end;
+        const double h_try = last ? t_end - t : h;
+        memcpy(K, k1, sizeof(double) * size);
+        double err = 0.0;
+        for (int s = 1; s < S; s++) {
+            for (int i = 0; i < size; i++) {
+                double acc = 0.0;
+                for (int j = 0; j < s; j++) acc += tab->a[s * S + j] * K[j * size + i];
+                ys[i] = y[i] + h_try * acc;
+            }
+            double *rec = recs + (long)(s == S - 1 ? spare : 0) * rec_stride;
+            if (rhs_eval(m, law, inputs, task, rec_size, t + tab->c[s] * h_try, ys, K + s * size, rec, model_work)) {
+                err = INFINITY;
+                break;
+            }
+            st->evaluations++;
+        }
+        if (err == 0.0) {
+            double sum = 0.0;
+            for (int i = 0; i < size; i++) {
+                double e = 0.0;
+                for (int s = 0; s < S; s++) e += tab->e[s] * K[s * size + i];
+                e = h_try * e / (st->atol + st->rtol * fmax(fabs(y[i]), fabs(ys[i])));
+                sum += e * e;
+            }
+            err = sqrt(sum / size);
+        }
+        if (err <= 1.0) {
+            st->accepted++;
+            t = last ? t_end : t + h_try;
+            memcpy(y, ys, sizeof(double) * size);
+            memcpy(k1, K + (S - 1) * size, sizeof(double) * size);
+            cur = spare;
+            spare = 3 - spare;
+            const double factor = err == 0.0 ? 5.0 : fmin(5.0, 0.9 * pow(err, grow));
+            if (!last) h = h_try * factor;
+            else h = h_try >= h ? fmax(h, h_try * factor) : h;
+        } else {
+            st->rejected++;
+            const double factor = !isfinite(err) ? 0.2 : fmax(0.2, 0.9 * pow(err, grow));
+            h = h_try * factor;
+            if (h < st->min_step) { st->t = t; st->h = h; *final = cur; return 1; }
+        }
+    }
+    st->h = h;
+    st->t = t;
+    *final = cur;
+    return 0;
+}
+
 /* Inertial wrenches W_in = [m (v' + w x v); I w' + w x I w] of eqs. (47)-(48) at each COG, body
  * coordinates, with t' = P u' + Pdot u (27); rec is the record filled by mbs_evaluate. out: (nb, 6). */
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out) {
@@ -645,6 +768,10 @@ int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *u
     const double *P = rec + record_head(m) + 15 * nb;
     const double *Pd = P + nb * sz, *twist = Pd + nb * sz;
     for (int k = 0; k < nb; k++) {
+        if (massless(m, k)) { /* no inertial wrench; a state derivative's record has no P, Pdot for it */
+            memset(out + 6 * k, 0, 6 * sizeof(double));
+            continue;
+        }
         const double *Pk = P + k * sz, *Pdk = Pd + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
         double td[6], Iw[3], Itd[3], g[3], h[3];
         for (int i = 0; i < 6; i++) {
