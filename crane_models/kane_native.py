@@ -173,11 +173,12 @@ class NativeSystem:
         self.invert = n <= INVERT_UP_TO
         self._model = _Model(nb, n, int(self.invert), *(a.ctypes.data for a in self._arrays))
         self._model_ptr = ctypes.addressof(self._model)
-        self._work = np.empty(2 * nb * 6 * n + 6 * nb + 2 * n * n)
+        self.work_size = 2 * nb * 6 * n + 6 * nb + 2 * n * n  # see mbs_evaluate
+        self._work = np.empty(self.work_size)
         self._work_ptr = self._work.ctypes.data
         sizes = [("rotation", 9 * nb), ("origin", 3 * nb), ("cog", 3 * nb), ("P", 6 * nb * n),
                  ("Pdot", 6 * nb * n), ("twist", 6 * nb), ("theta", nb), ("theta_dot", nb), ("G", nb * n),
-                 ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n), ("Minv", n * n), ("Cu", n)]
+                 ("cog_jacobian", 3 * nb * n), ("M", n * n), ("C", n * n), ("mgz", n), ("Minv", n * n), ("Cu", n), ("Pdot_u", 6 * nb)]
         # Record: [q | u | u̇ | efforts | maps (nb, 3) | outputs...], one allocation per evaluation
         # (record_head in the kernel); [u | u̇] is the state derivative of mbs_derivative.
         self._maps_at = 4 * n
@@ -188,12 +189,13 @@ class NativeSystem:
         self.size = pos
         shapes = {"rotation": (nb, 3, 3), "origin": (nb, 3), "cog": (nb, 3), "P": (nb, 6, n), "Pdot": (nb, 6, n),
                   "twist": (nb, 6), "theta": (nb,), "theta_dot": (nb,), "G": (nb, n), "cog_jacobian": (nb, 3, n),
-                  "M": (n, n), "C": (n, n), "mgz": (n,), "Minv": (n, n), "Cu": (n,)}
+                  "M": (n, n), "C": (n, n), "mgz": (n,), "Minv": (n, n), "Cu": (n,), "Pdot_u": (nb, 6)}
         self._layout = {name: (a, b, shapes[name]) for name, (a, b) in offs.items()}
         self._layout.update(q=(0, n, (n,)), u=(n, 2 * n, (n,)), udot=(2 * n, 3 * n, (n,)),
                             efforts=(3 * n, 4 * n, (n,)), xdot=(n, 3 * n, (2 * n,)))
-        # A state derivative's record has C u but not the matrix C (the kernel skips it: a third of its work).
-        self._derivative_layout = {k: v for k, v in self._layout.items() if k != "C"}
+        # A state derivative's record has C u and Ṗ u but not the matrices C and Ṗ (the kernel skips them: a third
+        # of its work), nor P, the twist and the COG Jacobian of massless bodies (zeros there).
+        self._derivative_layout = {k: v for k, v in self._layout.items() if k not in ("C", "Pdot")}
 
     def _new_record(self, q: np.ndarray, u: np.ndarray, tail: int = 0) -> tuple:
         """A fresh record with ``q``, ``u`` and the joint maps the kernel does not evaluate itself, and
@@ -353,7 +355,7 @@ class NativeTask:
         self.pointer = ctypes.addressof(self._struct)
         n, nb = native.n, native.nb
         # mbs_evaluate's scratch first, then (reused) the solve's and the joint-force maps'
-        self._work = np.empty(max(2 * nb * 6 * n + 6 * nb + 2 * n * n, n * n + 2 * n * (3 + nj) + 3 * nj * n + 3 * nb))
+        self._work = np.empty(max(native.work_size, n * n + 2 * n * (3 + nj) + 3 * nj * n + 3 * nb))
         self.work_pointer = self._work.ctypes.data
 
 

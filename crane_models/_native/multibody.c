@@ -31,8 +31,14 @@ typedef struct {
  * outputs start after this head and are laid out as in mbs_out, mirrored by kane_native.py. */
 static int record_head(const mbs_model *m) { return 4 * m->n + 3 * m->nb; }
 
+/* The outputs' Pdot_k u rows (nb, 6), after rotation ... mgz, M^-1 and C u (see mbs_out). */
+static const double *record_pdu(const mbs_model *m, const double *rec) {
+    const int nb = m->nb, n = m->n;
+    return rec + record_head(m) + 15 * nb + 12 * nb * n + 8 * nb + 4 * nb * n + 3 * n * n + 2 * n;
+}
+
 typedef struct {
-    double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz, *Cu;
+    double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz, *Cu, *pdu;
 } mbs_out;
 
 static void cross3(const double *a, const double *b, double *c) {
@@ -126,7 +132,9 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
     o.M = p; p += n * n;
     o.C = p; p += n * n;
     o.mgz = p; p += n + n * n; /* then M^-1 */
-    o.Cu = p;
+    o.Cu = p; p += n;
+    o.pdu = p; /* (nb, 6): Pdot_k u, the velocity-product part of the body accelerations (27) */
+    const int full = mode & EV_ALL_BODIES;
     double *Jw = work, *Jdw = work + nb * sz, *V = work + 2 * nb * sz;
     memset(o.G, 0, sizeof(double) * nb * n);
     memset(o.M, 0, sizeof(double) * 2 * n * n + sizeof(double) * n);
@@ -195,22 +203,30 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
         cross3(Vk + 3, s0, sd1);
         cross3(Vk, s1, t2);
         for (int i = 0; i < 3; i++) sd1[i] += t2[i];
-        /* J_k = J_parent + s G_k,  Jdot_k = Jdot_parent + sdot G_k + s Gdot_k. */
-        double *J = Jw + k * sz, *Jd = Jdw + k * sz;
+        /* J_k = J_parent + s G_k,  Jdot_k = Jdot_parent + sdot G_k + s Gdot_k. A state derivative needs
+         * only Jdot_k u = Jdot_parent u + sdot thetadot + s d2 u_c^2: a 6-vector per body (acc). */
+        double *J = Jw + k * sz, *Jd = Jdw + k * sz, *acc = Jdw + 6 * k;
         if (par < 0) {
             memset(J, 0, sizeof(double) * sz);
-            memset(Jd, 0, sizeof(double) * sz);
+            if (full) memset(Jd, 0, sizeof(double) * sz);
+            else memset(acc, 0, 6 * sizeof(double));
         } else {
             memcpy(J, Jw + par * sz, sizeof(double) * sz);
-            memcpy(Jd, Jdw + par * sz, sizeof(double) * sz);
+            if (full) memcpy(Jd, Jdw + par * sz, sizeof(double) * sz);
+            else memcpy(acc, Jdw + 6 * par, 6 * sizeof(double));
         }
         if (c >= 0) {
             const double gd = d2 * u[c];
             for (int i = 0; i < 3; i++) {
                 J[i * n + c] += s0[i] * d1;
                 J[(3 + i) * n + c] += s1[i] * d1;
-                Jd[i * n + c] += sd0[i] * d1 + s0[i] * gd;
-                Jd[(3 + i) * n + c] += sd1[i] * d1 + s1[i] * gd;
+                if (full) {
+                    Jd[i * n + c] += sd0[i] * d1 + s0[i] * gd;
+                    Jd[(3 + i) * n + c] += sd1[i] * d1 + s1[i] * gd;
+                } else {
+                    acc[i] += (sd0[i] * d1 + s0[i] * gd) * u[c];
+                    acc[3 + i] += (sd1[i] * d1 + s1[i] * gd) * u[c];
+                }
             }
         }
         /* COG reference (8): v_m = v_0 + w x r_cog, and its rate. */
@@ -225,7 +241,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
         if (no_mass && !(mode & EV_ALL_BODIES) && k != keep1 && k != keep2) continue;
         double *P = o.P + k * sz, *Pd = o.Pdot + k * sz, *cj = o.cogjac + 3 * k * n;
         memset(P, 0, sizeof(double) * sz);
-        memset(Pd, 0, sizeof(double) * sz);
+        if (full) memset(Pd, 0, sizeof(double) * sz);
         memset(cj, 0, sizeof(double) * 3 * n);
         double cogdot[3] = {0, 0, 0};
         for (int jj = 0; jj < ncol; jj++) {
@@ -241,35 +257,53 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
         for (int jj = 0; jj < ncol; jj++) {
             const int j = cols[jj];
             double ja[3] = {J[j], J[n + j], J[2 * n + j]};
-            double jda[3] = {Jd[j], Jd[n + j], Jd[2 * n + j]};
             double jl[3] = {cj[j], cj[n + j], cj[2 * n + j]};
-            double jdl[3], a1[3], a2[3], r[3];
-            cross3(jda, cg, a1);
-            cross3(ja, cogdot, a2);
-            for (int i = 0; i < 3; i++) jdl[i] = Jd[(3 + i) * n + j] + a1[i] + a2[i];
+            double r[3];
             /* Body coordinates: P = R^T J_c, Pdot = R^T Jdot_c (the w^k x P term follows). */
             mattvec3(R0, ja, r);
             for (int i = 0; i < 3; i++) P[i * n + j] = r[i];
             mattvec3(R0, jl, r);
             for (int i = 0; i < 3; i++) P[(3 + i) * n + j] = r[i];
+            if (!full) continue;
+            double jda[3] = {Jd[j], Jd[n + j], Jd[2 * n + j]};
+            double jdl[3], a1[3], a2[3];
+            cross3(jda, cg, a1);
+            cross3(ja, cogdot, a2);
+            for (int i = 0; i < 3; i++) jdl[i] = Jd[(3 + i) * n + j] + a1[i] + a2[i];
             mattvec3(R0, jda, r);
             for (int i = 0; i < 3; i++) Pd[i * n + j] = r[i];
             mattvec3(R0, jdl, r);
             for (int i = 0; i < 3; i++) Pd[(3 + i) * n + j] = r[i];
         }
+        /* Body twist P u (28): the Frame 0 angular velocity and COG velocity turned into body coordinates. */
         double *tw = o.twist + 6 * k;
-        for (int i = 0; i < 6; i++) {
-            double s = 0.0;
-            for (int jj = 0; jj < ncol; jj++) s += P[i * n + cols[jj]] * u[cols[jj]];
-            tw[i] = s;
-        }
-        for (int jj = 0; jj < ncol; jj++) {
-            const int j = cols[jj];
-            double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
-            double ra[3], rl[3];
-            cross3(tw, pa, ra);
-            cross3(tw, pl, rl);
-            for (int i = 0; i < 3; i++) { Pd[i * n + j] -= ra[i]; Pd[(3 + i) * n + j] -= rl[i]; }
+        mattvec3(R0, Vk, tw);
+        mattvec3(R0, cogdot, tw + 3);
+        double *pdu = o.pdu + 6 * k;
+        if (full) {
+            for (int jj = 0; jj < ncol; jj++) {
+                const int j = cols[jj];
+                double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
+                double ra[3], rl[3];
+                cross3(tw, pa, ra);
+                cross3(tw, pl, rl);
+                for (int i = 0; i < 3; i++) { Pd[i * n + j] -= ra[i]; Pd[(3 + i) * n + j] -= rl[i]; }
+            }
+            for (int i = 0; i < 6; i++) {
+                double s_ = 0.0;
+                for (int jj = 0; jj < ncol; jj++) s_ += Pd[i * n + cols[jj]] * u[cols[jj]];
+                pdu[i] = s_;
+            }
+        } else {
+            /* The same sum without Pdot: R^T [a_w; a_v + a_w x r_cog + w x v_cog] - [0; w_b x v_b]. */
+            double x1[3], x2[3], lin[3];
+            cross3(acc, cg, x1);
+            cross3(Vk, cogdot, x2);
+            for (int i = 0; i < 3; i++) lin[i] = acc[3 + i] + x1[i] + x2[i];
+            mattvec3(R0, acc, pdu);
+            mattvec3(R0, lin, pdu + 3);
+            cross3(tw, tw + 3, x1);
+            for (int i = 0; i < 3; i++) pdu[3 + i] -= x1[i];
         }
         /* M += P^T D P, C += P^T (D Pdot + G P) with the skew G of kane.mass_and_coriolis (44). */
         if (no_mass) continue;
@@ -301,12 +335,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
             }
         }
         /* C u = sum P^T (D Pdot u + G t) (44) without the matrix: [I (Pdot_w u) + w x I w; m (Pdot_v u + w x v)]. */
-        double pdu[6], a[6], x1[3], x2[3];
-        for (int i = 0; i < 6; i++) {
-            double s_ = 0.0;
-            for (int jj = 0; jj < ncol; jj++) s_ += Pd[i * n + cols[jj]] * u[cols[jj]];
-            pdu[i] = s_;
-        }
+        double a[6], x1[3], x2[3];
         matvec3(I, pdu, a);
         cross3(tw, Iw, x1);
         cross3(tw, tw + 3, x2);
@@ -505,15 +534,10 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
      * COG acceleration bias R (Pdot_v u + w x v) is needed for the joint forces too. */
     for (int k = 0; k < nb; k++) {
         if (massless(m, k) && k != task->point_body) continue; /* not evaluated (lean mode), not needed */
-        const double *tw = twist + 6 * k, *P = Pd + k * sz;
+        const double *tw = twist + 6 * k, *pdu = record_pdu(m, rec) + 6 * k;
         double a[3], x[3];
-        for (int i = 0; i < 3; i++) {
-            double s = 0.0;
-            for (int j = 0; j < n; j++) s += P[(3 + i) * n + j] * u[j];
-            a[i] = s;
-        }
         cross3(tw, tw + 3, x);
-        for (int i = 0; i < 3; i++) a[i] += x[i];
+        for (int i = 0; i < 3; i++) a[i] = pdu[3 + i] + x[i];
         matvec3(rot + 9 * k, a, bias + 3 * k);
     }
     double G[6] = {0, 0, 0, 0, 0, 1}, target[2] = {0, 0}, phi[2] = {0, 0};
@@ -764,19 +788,18 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
  * coordinates, with t' = P u' + Pdot u (27); rec is the record filled by mbs_evaluate. out: (nb, 6). */
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out) {
     const int nb = m->nb, n = m->n, sz = 6 * n;
-    const double *u = rec + n;
     const double *P = rec + record_head(m) + 15 * nb;
-    const double *Pd = P + nb * sz, *twist = Pd + nb * sz;
+    const double *twist = P + 2 * nb * sz, *pdu = record_pdu(m, rec);
     for (int k = 0; k < nb; k++) {
-        if (massless(m, k)) { /* no inertial wrench; a state derivative's record has no P, Pdot for it */
+        if (massless(m, k)) { /* no inertial wrench; a state derivative's record has no P for it */
             memset(out + 6 * k, 0, 6 * sizeof(double));
             continue;
         }
-        const double *Pk = P + k * sz, *Pdk = Pd + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
+        const double *Pk = P + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
         double td[6], Iw[3], Itd[3], g[3], h[3];
         for (int i = 0; i < 6; i++) {
-            double s = 0.0;
-            for (int j = 0; j < n; j++) s += Pk[i * n + j] * udot[j] + Pdk[i * n + j] * u[j];
+            double s = pdu[6 * k + i];
+            for (int j = 0; j < n; j++) s += Pk[i * n + j] * udot[j];
             td[i] = s;
         }
         matvec3(I, tw, Iw);
