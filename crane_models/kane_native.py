@@ -102,10 +102,13 @@ class NativeKinematics:
 
     PP = None  # the numpy path's [P | Ṗ]; the kernel computes M and C itself
 
-    def __init__(self, record: np.ndarray, layout: dict, inverted: bool) -> None:
+    def __init__(self, record: np.ndarray, layout: dict, inverted: bool, eager: tuple = ()) -> None:
         self.record = record
         self._layout = layout
         self._inverted = inverted
+        for name in eager:  # what the caller reads anyway: cheaper made here than through __getattr__
+            a, b, shape = layout[name]
+            setattr(self, name, record[a:b].reshape(shape))
 
     def __getattr__(self, name: str):
         if name.startswith("__"):  # copy/pickle probe special methods before __setstate__ ran
@@ -197,12 +200,12 @@ class NativeSystem:
         # of its work), nor P, the twist and the COG Jacobian of massless bodies (zeros there).
         self._derivative_layout = {k: v for k, v in self._layout.items() if k not in ("C", "Pdot")}
 
-    def _new_record(self, q: np.ndarray, u: np.ndarray, tail: int = 0) -> tuple:
+    def _new_record(self, q: np.ndarray, u: np.ndarray, tail: int = 0, zeros: bool = True) -> tuple:
         """A fresh record with ``q``, ``u`` and the joint maps the kernel does not evaluate itself, and
-        ``tail`` more doubles after it."""
+        ``tail`` more doubles after it. Zeros where a state derivative leaves the P, twist and COG-Jacobian
+        rows of massless bodies untouched."""
         n, nb = self.n, self.nb
-        # Zeros: a state derivative leaves the P, Ṗ, twist and COG-Jacobian rows of massless bodies untouched.
-        rec = np.zeros(self.size + tail)
+        rec = np.zeros(self.size + tail) if zeros else np.empty(self.size + tail)
         rec[:n] = q
         rec[n:2 * n] = u
         base = _address(rec)
@@ -220,13 +223,14 @@ class NativeSystem:
 
     def evaluate(self, q: np.ndarray, u: np.ndarray) -> "NativeKinematics":
         """All kinematic quantities and ``M``, ``C`` at ``(q, u)`` in one fresh record."""
-        rec, base = self._new_record(q, u)  # (all rows are written by mbs_evaluate)
+        rec, base = self._new_record(q, u, zeros=False)  # mbs_evaluate writes every row
         n = self.n
         code = self._evaluate(self._model_ptr, base, base + 8 * n, base + 8 * self._maps_at,
                               base + 8 * (self._maps_at + 3 * self.nb), self._work_ptr)
         if code:
             self._map_domain_error(rec, code)
-        return NativeKinematics(rec, self._layout, self.invert)
+        # A model that asks for the kinematics (not a state derivative) solves (43) itself: q, u, M, C, mgz.
+        return NativeKinematics(rec, self._layout, self.invert, ("q", "u", "M", "C", "mgz"))
 
     def derivative(self, x: np.ndarray, law: "NativeEffortLaw", inputs: np.ndarray) -> "NativeKinematics":
         """The kinematics at ``x = [q; u]`` with ``u̇`` of (43) under gravity and the efforts of ``law``
