@@ -98,7 +98,9 @@ class NativeKinematics:
     """The :class:`kane.Kinematics` of one kernel evaluation: the same attributes, each a view into the
     record that is made on first access (a model's derivative reads a few of the fifteen arrays; making
     all views every time cost a third of an evaluation). ``Minv`` is None when the kernel did not invert
-    ``M`` (large systems) or found it not positive definite."""
+    ``M`` (large systems) or found it not positive definite. The record of a state derivative also has
+    ``udot``, ``efforts``, ``xdot``, ``Cu`` and ``Pdot_u`` but not ``C`` and ``Pdot`` (not computed), and
+    zeros for ``P``, ``twist`` and ``cog_jacobian`` of massless bodies."""
 
     PP = None  # the numpy path's [P | Ṗ]; the kernel computes M and C itself
 
