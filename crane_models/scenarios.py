@@ -98,8 +98,9 @@ SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting, "vessel_crane_hoist
 def _flexible_crane_scenarios() -> dict:
     from .flexible_crane_scenarios import flexible_crane_paper
 
+    # Both over the paper's 10 s (the 4-element FMU runs faster than real time since the kernel steps it).
     return {"flexible_crane_rigid_lugre": lambda: flexible_crane_paper(n_rfe=1),
-            "flexible_crane_flexible4_lugre": lambda: flexible_crane_paper(n_rfe=4, stop_time=1.0)}
+            "flexible_crane_flexible4_lugre": lambda: flexible_crane_paper(n_rfe=4)}
 
 
 SCENARIOS.update(_flexible_crane_scenarios())
