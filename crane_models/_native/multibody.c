@@ -3,6 +3,10 @@
  *
  * It computes exactly what the numpy reference in kane.py computes, body by body instead of batched:
  * the numpy version is the specification, tests/test_native.py checks that both agree to rounding.
+ * Entry points: mbs_evaluate (kinematics, M, C), mbs_solve_spd, mbs_derivative (state derivative under a
+ * joint effort law), mbs_task_derivative (plus point springs, a programmed constraint and joint friction:
+ * flexible_crane.py is its specification), mbs_integrate (the explicit pairs of integrators.py over either
+ * derivative; test_compiled_stepping.py), mbs_inertial_wrenches, mbs_aux_speeds, mbs_reactions.
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
  * FMU host may embed. Arrays are row-major doubles; all sizes come from the model record.
  */
@@ -31,11 +35,6 @@ typedef struct {
  * outputs start after this head and are laid out as in mbs_out, mirrored by kane_native.py. */
 static int record_head(const mbs_model *m) { return 4 * m->n + 3 * m->nb; }
 
-/* The outputs' Pdot_k u rows (nb, 6), after rotation ... mgz, M^-1 and C u (see mbs_out). */
-static const double *record_pdu(const mbs_model *m, const double *rec) {
-    const int nb = m->nb, n = m->n;
-    return rec + record_head(m) + 15 * nb + 12 * nb * n + 8 * nb + 4 * nb * n + 3 * n * n + 2 * n;
-}
 
 typedef struct {
     double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz, *Cu, *pdu;
@@ -416,6 +415,16 @@ typedef struct {
     const double *damping;      /* (n) */
 } mbs_effort_law;
 
+/* The law's efforts e = c + B w + k1 q + k3 q^3 + d u (effort_laws.CoordinateEffortLaw.efforts). */
+static void law_efforts(const mbs_effort_law *law, int n, const double *q, const double *u, const double *inputs,
+                        double *eff) {
+    for (int i = 0; i < n; i++) {
+        double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
+        for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
+        eff[i] = e;
+    }
+}
+
 /* The state derivative of M udot + C u = tau (43) with tau = -g sum_k m_k dz_k/du (46) + e (the law's
  * efforts are generalized forces): mbs_evaluate, then e and udot, written to the record's udot and
  * efforts slots, so that rec[n : 3n] is xdot = [u; udot]. work as for mbs_evaluate.
@@ -430,12 +439,8 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     const double *M = out + 15 * nb + 2 * nb * 6 * n + 6 * nb + 2 * nb + 4 * nb * n;
     const double *mgz = M + 2 * n * n, *Minv = mgz + n, *Cu = Minv + n * n;
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
-    for (int i = 0; i < n; i++) {
-        double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
-        for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
-        eff[i] = e;
-        rhs[i] = e - law->g * mgz[i] - Cu[i];
-    }
+    law_efforts(law, n, q, u, inputs, eff);
+    for (int i = 0; i < n; i++) rhs[i] = eff[i] - law->g * mgz[i] - Cu[i];
     if (m->invert && Minv[0] == Minv[0]) {
         for (int i = 0; i < n; i++) {
             double s = 0.0;
@@ -477,178 +482,185 @@ static void quintic_rise(double t, double z0, double dz, double tc, double *out)
 
 static double sign(double x) { return (x > 0.0) - (x < 0.0); }
 
-/* The state derivative of a tree with the efforts of law, point springs, friction joints and a programmed
- * constraint enforced by a Lagrange multiplier (flexible-crane paper, (13)-(20)):
- *   M u' = tau - C u + Phi_q^T lambda + E t_f,   Phi_q u' = target (Baumgarte),
- * t_f = -mu f_n d / 2 with f_n from the Newton-Euler force of everything outboard of each joint, solved by
- * fixed-point passes as in FlexibleCrane.evaluate (u' and lambda are affine in t_f: one solve).
- * z: bristle deflections (n_joints). rec as for mbs_derivative; result (3 n_joints + 10 doubles):
- * [z' | lambda (2) | t_f | f_n | Phi (2) | constraint force on the point (3), Frame 0].
- * At most 8 friction joints. work: n n + 2 n (3 + n_joints) + 3 n_joints n + 3 nb doubles.
- * Returns as mbs_derivative. */
-int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
-                        double t, const double *z, double *rec, double *result, double *work) {
-    const int n = m->n, nb = m->nb, nj = task->n_joints, sz = 6 * n;
-    const double *q = rec, *u = rec + n;
-    double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
-    const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, 0, task->n_springs ? task->spring_body : -1,
-                                   task->constraint_kind ? task->point_body : -1);
-    if (code) return code;
-    const double *rot = out, *org = out + 9 * nb, *cog = org + 3 * nb, *Pm = cog + 3 * nb, *Pd = Pm + nb * sz;
-    const double *twist = Pd + nb * sz, *cogjac = twist + 6 * nb + 2 * nb + nb * n;
-    const double *M = cogjac + 3 * nb * n, *mgz = M + 2 * n * n, *Cu = mgz + n + n * n;
-    const int mc = task->constraint_kind ? 2 : 0, ncol = 1 + mc + nj;
-    double *L = work, *B = L + n * n, *X = B + n * ncol, *S = X + n * ncol, *bias = S + 3 * nj * n;
-    /* tau = efforts - g mgz + point springs; column 0 of B: tau - C u (43), (46), (20) */
-    for (int i = 0; i < n; i++) {
-        double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
-        for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
-        eff[i] = e;
-        B[i * ncol] = e - law->g * mgz[i] - Cu[i];
+/* Pointers into a record's outputs (layout of mbs_out). */
+typedef struct {
+    const double *rot, *org, *cog, *P, *twist, *cogjac, *M, *mgz, *Cu, *pdu;
+} record_view;
+
+static record_view view_of(const mbs_model *m, const double *rec) {
+    const int nb = m->nb, n = m->n;
+    record_view v;
+    v.rot = rec + record_head(m);
+    v.org = v.rot + 9 * nb;
+    v.cog = v.org + 3 * nb;
+    v.P = v.cog + 3 * nb;
+    v.twist = v.P + 12 * nb * n;
+    v.cogjac = v.twist + 8 * nb + nb * n;
+    v.M = v.cogjac + 3 * nb * n;
+    v.mgz = v.M + 2 * n * n;
+    v.Cu = v.mgz + n + n * n;
+    v.pdu = v.Cu + n;
+    return v;
+}
+
+/* Generalized forces (46) of linear springs/dampers (20) from points of one body to their rest points:
+ * the resultant force F at the COG and moment N give tau += J_cog^T F + (R P_w)^T N. */
+static void add_point_spring_forces(const mbs_model *m, const record_view *v, const mbs_task *task, double *tau,
+                                    int stride) {
+    const int n = m->n, b = task->spring_body;
+    const double *R = v->rot + 9 * b, *o = v->org + 3 * b, *cg = v->cog + 3 * b, *tw = v->twist + 6 * b;
+    double w[3], vc[3], F[3] = {0, 0, 0}, N[3] = {0, 0, 0}, Nb[3];
+    matvec3(R, tw, w);
+    matvec3(R, tw + 3, vc);
+    for (int s = 0; s < task->n_springs; s++) {
+        const double *r = task->spring_points + 3 * s, *k = task->spring_k + 3 * s, *c = task->spring_c + 3 * s;
+        double p[3], arm[3], x[3], f[3];
+        matvec3(R, r, p);
+        for (int i = 0; i < 3; i++) { p[i] += o[i]; arm[i] = p[i] - cg[i]; }
+        cross3(w, arm, x);
+        for (int i = 0; i < 3; i++) f[i] = -k[i] * (p[i] - r[i]) - c[i] * (vc[i] + x[i]);
+        cross3(arm, f, x);
+        for (int i = 0; i < 3; i++) { F[i] += f[i]; N[i] += x[i]; }
     }
-    if (task->n_springs) {
-        const int b = task->spring_body;
-        const double *R = rot + 9 * b, *o = org + 3 * b, *cg = cog + 3 * b, *tw = twist + 6 * b;
-        double w[3], vc[3], F[3] = {0, 0, 0}, N[3] = {0, 0, 0};
-        matvec3(R, tw, w);
-        matvec3(R, tw + 3, vc);
-        for (int s = 0; s < task->n_springs; s++) {
-            const double *r = task->spring_points + 3 * s, *k = task->spring_k + 3 * s, *c = task->spring_c + 3 * s;
-            double p[3], arm[3], x[3], f[3];
-            matvec3(R, r, p);
-            for (int i = 0; i < 3; i++) { p[i] += o[i]; arm[i] = p[i] - cg[i]; }
-            cross3(w, arm, x);
-            for (int i = 0; i < 3; i++) f[i] = -k[i] * (p[i] - r[i]) - c[i] * (vc[i] + x[i]);
-            cross3(arm, f, x);
-            for (int i = 0; i < 3; i++) { F[i] += f[i]; N[i] += x[i]; }
-        }
-        /* tau += cogjac^T F + (R P_w)^T N */
-        double Nb[3];
-        mattvec3(R, N, Nb);
-        const double *cj = cogjac + 3 * b * n, *P = Pm + b * sz;
-        for (int j = 0; j < n; j++)
-            B[j * ncol] += cj[j] * F[0] + cj[n + j] * F[1] + cj[2 * n + j] * F[2]
+    mattvec3(R, N, Nb);
+    const double *cj = v->cogjac + 3 * b * n, *P = v->P + b * 6 * n;
+    for (int j = 0; j < n; j++)
+        tau[j * stride] += cj[j] * F[0] + cj[n + j] * F[1] + cj[2 * n + j] * F[2]
                          + P[j] * Nb[0] + P[n + j] * Nb[1] + P[2 * n + j] * Nb[2];
+}
+
+/* COG acceleration bias of body k in Frame 0, R (Pdot_v u + w x v): its acceleration at u' = 0. */
+static void cog_acceleration_bias(const record_view *v, int k, double *bias) {
+    const double *tw = v->twist + 6 * k, *pdu = v->pdu + 6 * k;
+    double a[3], x[3];
+    cross3(tw, tw + 3, x);
+    for (int i = 0; i < 3; i++) a[i] = pdu[3 + i] + x[i];
+    matvec3(v->rot + 9 * k, a, bias);
+}
+
+/* The programmed constraint (17.1)-(17.2) on the COG p of the point body, with (22) and Baumgarte (18.3)-(18.4)
+ * (programmed_motion.EllipseHeightConstraint): gradient G = dPhi/dp (2, 3), Phi, and the target of
+ * Phi_q u' = G J u' = -h - beta Phidot - alpha Phi - G (J' u). Phi_q's rows go to columns 1, 2 of B. */
+static void ellipse_height_constraint(const mbs_model *m, const record_view *v, const mbs_task *task, double t,
+                                      double *G, double *phi, double *target, double *B, int stride) {
+    const int n = m->n, e = task->point_body;
+    const double *cp = task->cpar, *p = v->cog + 3 * e, *J = v->cogjac + 3 * e * n;
+    double vel[3], za[3], jb[3];
+    matvec3(v->rot + 9 * e, v->twist + 6 * e + 3, vel);
+    cog_acceleration_bias(v, e, jb);
+    quintic_rise(t, cp[2], cp[3], cp[4], za);
+    G[0] = 2.0 * p[0] / (cp[0] * cp[0]);
+    G[1] = 2.0 * p[1] / (cp[1] * cp[1]);
+    G[2] = G[3] = G[4] = 0.0;
+    G[5] = 1.0;
+    phi[0] = (p[0] / cp[0]) * (p[0] / cp[0]) + (p[1] / cp[1]) * (p[1] / cp[1]) - 1.0;
+    phi[1] = p[2] - za[0];
+    const double phid[2] = {G[0] * vel[0] + G[1] * vel[1], vel[2] - za[1]};
+    const double h[2] = {2.0 * (vel[0] * vel[0] / (cp[0] * cp[0]) + vel[1] * vel[1] / (cp[1] * cp[1])), -za[2]};
+    for (int r = 0; r < 2; r++) {
+        target[r] = -h[r] - cp[6] * phid[r] - cp[5] * phi[r] - (G[3 * r] * jb[0] + G[3 * r + 1] * jb[1] + G[3 * r + 2] * jb[2]);
+        for (int j = 0; j < n; j++)
+            B[j * stride + 1 + r] = G[3 * r] * J[j] + G[3 * r + 1] * J[n + j] + G[3 * r + 2] * J[2 * n + j];
     }
-    /* Point of the constraint: position, velocity, Jacobian J (3, n) and J' u in Frame 0. Every body's
-     * COG acceleration bias R (Pdot_v u + w x v) is needed for the joint forces too. */
-    for (int k = 0; k < nb; k++) {
-        if (massless(m, k) && k != task->point_body) continue; /* not evaluated (lean mode), not needed */
-        const double *tw = twist + 6 * k, *pdu = record_pdu(m, rec) + 6 * k;
-        double a[3], x[3];
-        cross3(tw, tw + 3, x);
-        for (int i = 0; i < 3; i++) a[i] = pdu[3 + i] + x[i];
-        matvec3(rot + 9 * k, a, bias + 3 * k);
-    }
-    double G[6] = {0, 0, 0, 0, 0, 1}, target[2] = {0, 0}, phi[2] = {0, 0};
-    if (mc) {
-        const int e = task->point_body;
-        const double *cp = task->cpar, *p = cog + 3 * e, *J = cogjac + 3 * e * n;
-        double v[3], za[3];
-        matvec3(rot + 9 * e, twist + 6 * e + 3, v);
-        quintic_rise(t, cp[2], cp[3], cp[4], za);
-        G[0] = 2.0 * p[0] / (cp[0] * cp[0]);
-        G[1] = 2.0 * p[1] / (cp[1] * cp[1]);
-        phi[0] = (p[0] / cp[0]) * (p[0] / cp[0]) + (p[1] / cp[1]) * (p[1] / cp[1]) - 1.0;
-        phi[1] = p[2] - za[0];
-        const double phid[2] = {G[0] * v[0] + G[1] * v[1], v[2] - za[1]};
-        const double h[2] = {2.0 * (v[0] * v[0] / (cp[0] * cp[0]) + v[1] * v[1] / (cp[1] * cp[1])), -za[2]};
-        const double *jb = bias + 3 * e;
-        for (int r = 0; r < 2; r++) {
-            target[r] = -h[r] - cp[6] * phid[r] - cp[5] * phi[r]
-                        - (G[3 * r] * jb[0] + G[3 * r + 1] * jb[1] + G[3 * r + 2] * jb[2]);
-            for (int j = 0; j < n; j++)
-                B[j * ncol + 1 + r] = G[3 * r] * J[j] + G[3 * r + 1] * J[n + j] + G[3 * r + 2] * J[2 * n + j];
+}
+
+/* X = M^-1 [rhs | Phi_q^T | E] (n, 1 + 2 + nj) given; with the multipliers of M u' = rhs + Phi_q^T lambda + E t,
+ * Phi_q u' = target, by the Schur complement S = Phi_q M^-1 Phi_q^T (programmed_motion.constrained_accelerations):
+ * lambda = l0 + Lm t, and X's columns become u' = a0 + A t (column 0: a0, columns 3..: A). Phi_q^T is in B.
+ * Returns 0, or -1 when S is singular. */
+static int eliminate_multipliers(int n, int nj, const double *B, double *X, const double *target, double *l0,
+                                 double *Lm) {
+    const int ncol = 3 + nj;
+    double Sm[4], Y[2 * 9];
+    for (int r = 0; r < 2; r++) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+        for (int j = 0; j < n; j++) {
+            const double pq = B[j * ncol + 1 + r];
+            s0 += pq * X[j * ncol];
+            s1 += pq * X[j * ncol + 1];
+            s2 += pq * X[j * ncol + 2];
         }
-    }
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < nj; c++) B[i * ncol + 1 + mc + c] = (task->joint_coord[c] == i);
-    memcpy(L, M, sizeof(double) * n * n);
-    if (mbs_solve_spd(n, ncol, L, B, X)) return -1;
-    /* u' = a0 + A t_f, lambda = l0 + Lm t_f: Schur complement S = Phi_q M^-1 Phi_q^T (programmed_motion) */
-    double lam[2] = {0, 0}, Lm[2 * 8] = {0}, l0v[2] = {0, 0};
-    if (mc) {
-        double Sm[4], Y[2 * 9], rhs0[2];
-        for (int r = 0; r < 2; r++) {
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-            for (int j = 0; j < n; j++) {
-                const double pq = B[j * ncol + 1 + r];
-                s0 += pq * X[j * ncol];
-                s1 += pq * X[j * ncol + 1];
-                s2 += pq * X[j * ncol + 2];
-            }
-            Sm[2 * r] = s1;
-            Sm[2 * r + 1] = s2;
-            rhs0[r] = target[r] - s0;
-            for (int c = 0; c < nj; c++) {
-                double sc = 0.0;
-                for (int j = 0; j < n; j++) sc += B[j * ncol + 1 + r] * X[j * ncol + 1 + mc + c];
-                Y[r * (1 + nj) + 1 + c] = -sc;
-            }
-            Y[r * (1 + nj)] = rhs0[r];
-        }
-        const double det = Sm[0] * Sm[3] - Sm[1] * Sm[2];
-        if (!(fabs(det) > 0.0)) return -1;
-        for (int c = 0; c <= nj; c++) {
-            const double y0 = Y[c], y1 = Y[(1 + nj) + c];
-            const double x0 = (Sm[3] * y0 - Sm[1] * y1) / det, x1 = (-Sm[2] * y0 + Sm[0] * y1) / det;
-            if (c == 0) { l0v[0] = x0; l0v[1] = x1; } else { Lm[c - 1] = x0; Lm[nj + c - 1] = x1; }
-        }
-        for (int i = 0; i < n; i++) {
-            X[i * ncol] += X[i * ncol + 1] * l0v[0] + X[i * ncol + 2] * l0v[1];
-            for (int c = 0; c < nj; c++)
-                X[i * ncol + 1 + mc + c] += X[i * ncol + 1] * Lm[c] + X[i * ncol + 2] * Lm[nj + c];
+        Sm[2 * r] = s1;
+        Sm[2 * r + 1] = s2;
+        Y[r * (1 + nj)] = target[r] - s0;
+        for (int c = 0; c < nj; c++) {
+            double sc = 0.0;
+            for (int j = 0; j < n; j++) sc += B[j * ncol + 1 + r] * X[j * ncol + 3 + c];
+            Y[r * (1 + nj) + 1 + c] = -sc;
         }
     }
-    /* Joint forces, world frame: f_j = S_j u' + c_j - G^T lambda with S_j = sum_b W_jb J_cog,b and
-     * c_j = sum_b W_jb (bias_b + g e_z) (FlexibleCrane.joint_force_maps); per column: 0 the affine part,
-     * 1 + c the part per unit friction torque c. */
-    double f0[3 * 8], F1[3 * 8 * 8], fn[8], mu[8], zd[8], tf[8];
-    for (int jn = 0; jn < nj; jn++) {
-        const double *W = task->subtree_mass + jn * nb;
-        double *Sj = S + 3 * jn * n, cj[3] = {0, 0, 0};
-        memset(Sj, 0, sizeof(double) * 3 * n);
-        for (int b = 0; b < nb; b++) {
-            if (W[b] == 0.0) continue;
-            const double *J = cogjac + 3 * b * n;
-            for (int i = 0; i < 3 * n; i++) Sj[i] += W[b] * J[i];
-            for (int i = 0; i < 3; i++) cj[i] += W[b] * bias[3 * b + i];
-            cj[2] += W[b] * law->g;
-        }
-        const double *R = rot + 9 * task->joint_body[jn];
-        for (int col = 0; col <= nj; col++) {
-            const int xc = col == 0 ? 0 : 1 + mc + col - 1;
-            const double lm0 = col == 0 ? l0v[0] : Lm[col - 1], lm1 = col == 0 ? l0v[1] : Lm[nj + col - 1];
-            double f[3];
-            for (int i = 0; i < 3; i++) {
-                double s = col == 0 ? cj[i] : 0.0;
-                for (int j = 0; j < n; j++) s += Sj[i * n + j] * X[j * ncol + xc];
-                f[i] = s - (mc ? G[i] * lm0 + G[3 + i] * lm1 : 0.0);
-            }
-            double fl[3];
-            mattvec3(R, f, fl);
-            for (int i = 0; i < 3; i++) {
-                if (col == 0) f0[3 * jn + i] = fl[i];
-                else F1[(3 * jn + i) * nj + col - 1] = fl[i];
-            }
-        }
-        /* bristle rate (14) and friction coefficient (15) of the joint */
-        const double v = u[task->joint_coord[jn]], zz = z[jn];
-        if (task->friction_kind == 1) {
-            const double x = 1.0 - task->sigma0[jn] * zz * sign(v) / task->mu_s[jn];
-            zd[jn] = v * sign(x) * pow(fabs(x), task->gamma[jn]);
-            mu[jn] = task->sigma0[jn] * zz;
-        } else if (task->friction_kind == 2) {
-            const double r = v / task->v_s[jn];
-            const double g = task->mu_k[jn] + (task->mu_s[jn] - task->mu_k[jn]) * exp(-r * r);
-            zd[jn] = v - task->sigma0[jn] * fabs(v) * zz / g;
-            mu[jn] = task->sigma0[jn] * zz + task->sigma1[jn] * zd[jn] + task->sigma2[jn] * v;
-        } else {
-            zd[jn] = mu[jn] = 0.0;
-        }
-        tf[jn] = 0.0;
+    const double det = Sm[0] * Sm[3] - Sm[1] * Sm[2];
+    if (!(fabs(det) > 0.0)) return -1;
+    for (int c = 0; c <= nj; c++) {
+        const double y0 = Y[c], y1 = Y[(1 + nj) + c];
+        const double x0 = (Sm[3] * y0 - Sm[1] * y1) / det, x1 = (-Sm[2] * y0 + Sm[0] * y1) / det;
+        if (c == 0) { l0[0] = x0; l0[1] = x1; } else { Lm[c - 1] = x0; Lm[nj + c - 1] = x1; }
     }
-    const int passes = task->friction_kind ? task->iterations + 1 : 1;
+    for (int i = 0; i < n; i++) {
+        X[i * ncol] += X[i * ncol + 1] * l0[0] + X[i * ncol + 2] * l0[1];
+        for (int c = 0; c < nj; c++) X[i * ncol + 3 + c] += X[i * ncol + 1] * Lm[c] + X[i * ncol + 2] * Lm[nj + c];
+    }
+    return 0;
+}
+
+/* Force of the inboard on the outboard body of friction joint jn, in the joint's frame, as f0 + F1 t_f
+ * (FlexibleCrane.joint_force_maps, joint_forces): f = S u' + c - G^T lambda with S = sum_b W_b J_cog,b and
+ * c = sum_b W_b (bias_b + g e_z), W the masses outboard of the joint (Newton-Euler, force half). */
+static void joint_force_map(const mbs_model *m, const record_view *v, const mbs_task *task, double g, int jn,
+                            const double *X, int ncol, int mc, const double *G, const double *l0, const double *Lm,
+                            double *S, double *f0, double *F1) {
+    const int n = m->n, nb = m->nb, nj = task->n_joints;
+    const double *W = task->subtree_mass + jn * nb;
+    double c[3] = {0, 0, 0}, bias[3];
+    memset(S, 0, sizeof(double) * 3 * n);
+    for (int b = 0; b < nb; b++) {
+        if (W[b] == 0.0) continue;
+        const double *J = v->cogjac + 3 * b * n;
+        for (int i = 0; i < 3 * n; i++) S[i] += W[b] * J[i];
+        cog_acceleration_bias(v, b, bias);
+        for (int i = 0; i < 3; i++) c[i] += W[b] * bias[i];
+        c[2] += W[b] * g;
+    }
+    const double *R = v->rot + 9 * task->joint_body[jn];
+    for (int col = 0; col <= nj; col++) { /* 0: the affine part; 1 + k: per unit friction torque k */
+        const int xc = col == 0 ? 0 : 1 + mc + col - 1;
+        const double lm0 = col == 0 ? l0[0] : Lm[col - 1], lm1 = col == 0 ? l0[1] : Lm[nj + col - 1];
+        double f[3], fl[3];
+        for (int i = 0; i < 3; i++) {
+            double s = col == 0 ? c[i] : 0.0;
+            for (int j = 0; j < n; j++) s += S[i * n + j] * X[j * ncol + xc];
+            f[i] = s - (mc ? G[i] * lm0 + G[3 + i] * lm1 : 0.0);
+        }
+        mattvec3(R, f, fl);
+        for (int i = 0; i < 3; i++) {
+            if (col == 0) f0[3 * jn + i] = fl[i];
+            else F1[(3 * jn + i) * nj + col - 1] = fl[i];
+        }
+    }
+}
+
+/* Bristle rate (14) and friction coefficient (15) of joint jn: Dahl (kind 1) or LuGre (kind 2). */
+static void bristle(const mbs_task *task, int jn, double v, double z, double *zdot, double *mu) {
+    if (task->friction_kind == 1) {
+        const double x = 1.0 - task->sigma0[jn] * z * sign(v) / task->mu_s[jn];
+        *zdot = v * sign(x) * pow(fabs(x), task->gamma[jn]);
+        *mu = task->sigma0[jn] * z;
+    } else if (task->friction_kind == 2) {
+        const double r = v / task->v_s[jn];
+        const double g = task->mu_k[jn] + (task->mu_s[jn] - task->mu_k[jn]) * exp(-r * r);
+        *zdot = v - task->sigma0[jn] * fabs(v) * z / g;
+        *mu = task->sigma0[jn] * z + task->sigma1[jn] * *zdot + task->sigma2[jn] * v;
+    } else {
+        *zdot = *mu = 0.0;
+    }
+}
+
+/* Friction torques t_f = -mu f_n d / 2 (13) with f_n = |f_xy| of f = f0 + F1 t_f: `iterations` fixed-point
+ * passes from t_f = 0 (FlexibleCrane.evaluate), then f_n at the final torques. */
+static void friction_fixed_point(const mbs_task *task, const double *f0, const double *F1, const double *mu,
+                                 double *tf, double *fn) {
+    const int nj = task->n_joints, passes = task->friction_kind ? task->iterations + 1 : 1;
+    for (int jn = 0; jn < nj; jn++) tf[jn] = 0.0;
     for (int it = 0; it < passes; it++) {
         for (int jn = 0; jn < nj; jn++) {
             double f[3];
@@ -662,13 +674,55 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
         if (it < passes - 1)
             for (int jn = 0; jn < nj; jn++) tf[jn] = -mu[jn] * fn[jn] * 0.5 * task->pin_diameter[jn];
     }
+}
+
+/* The state derivative of a tree with the efforts of law, point springs, friction joints and a programmed
+ * constraint enforced by a Lagrange multiplier (flexible-crane paper, (13)-(20)):
+ *   M u' = tau - C u + Phi_q^T lambda + E t_f,   Phi_q u' = target (Baumgarte),
+ * t_f = -mu f_n d / 2 with f_n from the Newton-Euler force of everything outboard of each joint, solved by
+ * fixed-point passes as in FlexibleCrane.evaluate (u' and lambda are affine in t_f: one solve).
+ * z: bristle deflections (n_joints). rec as for mbs_derivative; result (3 n_joints + 10 doubles):
+ * [z' | lambda (2) | t_f | f_n | Phi (2) | constraint force on the point (3), Frame 0].
+ * At most 8 friction joints. work: n n + 2 n (3 + n_joints) + 3 n_joints n + 3 nb doubles.
+ * Returns as mbs_derivative. */
+int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                        double t, const double *z, double *rec, double *result, double *work) {
+    const int n = m->n, nj = task->n_joints;
+    const double *q = rec, *u = rec + n;
+    double *udot = rec + 2 * n;
+    const int code = evaluate_tree(m, q, u, rec + 4 * n, rec + record_head(m), work, 0,
+                                   task->n_springs ? task->spring_body : -1,
+                                   task->constraint_kind ? task->point_body : -1);
+    if (code) return code;
+    const record_view v = view_of(m, rec);
+    const int mc = task->constraint_kind ? 2 : 0, ncol = 1 + mc + nj;
+    double *L = work, *B = L + n * n, *X = B + n * ncol, *S = X + n * ncol;
+    /* B = [tau - C u | Phi_q^T | E]: (43), (46), the law, springs (20), constraint rows, friction directions */
+    double *eff = rec + 3 * n;
+    law_efforts(law, n, q, u, inputs, eff);
+    for (int i = 0; i < n; i++) B[i * ncol] = eff[i] - law->g * v.mgz[i] - v.Cu[i];
+    if (task->n_springs) add_point_spring_forces(m, &v, task, B, ncol);
+    double G[6] = {0, 0, 0, 0, 0, 0}, target[2] = {0, 0}, phi[2] = {0, 0};
+    if (mc) ellipse_height_constraint(m, &v, task, t, G, phi, target, B, ncol);
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < nj; c++) B[i * ncol + 1 + mc + c] = (task->joint_coord[c] == i);
+    memcpy(L, v.M, sizeof(double) * n * n);
+    if (mbs_solve_spd(n, ncol, L, B, X)) return -1;
+    double l0[2] = {0, 0}, Lm[2 * 8] = {0}, lam[2] = {0, 0};
+    if (mc && eliminate_multipliers(n, nj, B, X, target, l0, Lm)) return -1;
+    double f0[3 * 8], F1[3 * 8 * 8], fn[8], mu[8], zd[8], tf[8];
+    for (int jn = 0; jn < nj; jn++) {
+        joint_force_map(m, &v, task, law->g, jn, X, ncol, mc, G, l0, Lm, S + 3 * jn * n, f0, F1);
+        bristle(task, jn, u[task->joint_coord[jn]], z[jn], zd + jn, mu + jn);
+    }
+    friction_fixed_point(task, f0, F1, mu, tf, fn);
     for (int i = 0; i < n; i++) {
         double s = X[i * ncol];
         for (int c = 0; c < nj; c++) s += X[i * ncol + 1 + mc + c] * tf[c];
         udot[i] = s;
     }
     for (int r = 0; r < mc; r++) {
-        double s = l0v[r];
+        double s = l0[r];
         for (int c = 0; c < nj; c++) s += Lm[r * nj + c] * tf[c];
         lam[r] = s;
     }
@@ -680,7 +734,7 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     for (int jn = 0; jn < nj; jn++) { res[jn] = tf[jn]; res[nj + jn] = fn[jn]; }
     res += 2 * nj;
     res[0] = phi[0]; res[1] = phi[1];
-    for (int i = 0; i < 3; i++) res[2 + i] = mc ? G[i] * lam[0] + G[3 + i] * lam[1] : 0.0;
+    for (int i = 0; i < 3; i++) res[2 + i] = G[i] * lam[0] + G[3 + i] * lam[1];
     return 0;
 }
 
@@ -788,8 +842,8 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
  * coordinates, with t' = P u' + Pdot u (27); rec is the record filled by mbs_evaluate. out: (nb, 6). */
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out) {
     const int nb = m->nb, n = m->n, sz = 6 * n;
-    const double *P = rec + record_head(m) + 15 * nb;
-    const double *twist = P + 2 * nb * sz, *pdu = record_pdu(m, rec);
+    const record_view v = view_of(m, rec);
+    const double *P = v.P, *twist = v.twist, *pdu = v.pdu;
     for (int k = 0; k < nb; k++) {
         if (massless(m, k)) { /* no inertial wrench; a state derivative's record has no P for it */
             memset(out + 6 * k, 0, 6 * sizeof(double));
