@@ -13,6 +13,10 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(_MSC_VER) && !defined(__clang__)
+#define restrict __restrict /* MSVC's C mode spells it so */
+#endif
+
 typedef struct {
     int nb, n;
     int invert;             /* 1: also store M^-1 after the weight term (small systems) */
@@ -106,6 +110,62 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x);
  * are left as they are); EV_INVERSE -- M^-1 when m->invert.
  * Returns 0, or k + 1 when the map of body k is outside its domain. */
 enum { EV_CORIOLIS_MATRIX = 1, EV_ALL_BODIES = 2, EV_INVERSE = 4 };
+
+/* M += P^T D P (44) for one body, upper triangle, over the coordinates cols on its path. When they are
+ * consecutive (a chain numbered from the root, as in every model here) each row of the update is one pass
+ * over contiguous memory, which the compiler vectorizes (~20 % of an evaluation with 16 elements); otherwise
+ * entry by entry. */
+#define MAX_PACKED 64
+static void add_mass_matrix_of_body(int n, const int *cols, int ncol, const double *P, const double *I, double mk,
+                                    double *M) {
+    if (ncol == 0) return; /* a body fixed to the ground */
+    if (ncol <= MAX_PACKED && cols[ncol - 1] - cols[0] == ncol - 1) {
+        const int c0 = cols[0];
+        double DP[6 * MAX_PACKED]; /* D P on the path: [I P_w; m P_v], row-major (6, ncol) */
+        for (int c = 0; c < ncol; c++) {
+            const double *pc = P + c0 + c;
+            for (int i = 0; i < 3; i++) {
+                DP[i * ncol + c] = I[3 * i] * pc[0] + I[3 * i + 1] * pc[n] + I[3 * i + 2] * pc[2 * n];
+                DP[(3 + i) * ncol + c] = mk * pc[(3 + i) * n];
+            }
+        }
+        for (int r = 0; r < ncol; r++) {
+            double *restrict Mr = M + (c0 + r) * n + c0;
+            const double a0 = P[c0 + r], a1 = P[n + c0 + r], a2 = P[2 * n + c0 + r], a3 = P[3 * n + c0 + r],
+                         a4 = P[4 * n + c0 + r], a5 = P[5 * n + c0 + r];
+            const double *restrict d0 = DP, *restrict d1 = DP + ncol, *restrict d2 = DP + 2 * ncol,
+                         *restrict d3 = DP + 3 * ncol, *restrict d4 = DP + 4 * ncol, *restrict d5 = DP + 5 * ncol;
+            for (int c = r; c < ncol; c++)
+                Mr[c] += a0 * d0[c] + a1 * d1[c] + a2 * d2[c] + a3 * d3[c] + a4 * d4[c] + a5 * d5[c];
+        }
+        return;
+    }
+    for (int jj = 0; jj < ncol; jj++) {
+        const int j = cols[jj];
+        double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
+        double A[3];
+        matvec3(I, pa, A);
+        for (int ii = 0; ii <= jj; ii++) {
+            const int r_ = cols[ii];
+            M[r_ * n + j] += P[r_] * A[0] + P[n + r_] * A[1] + P[2 * n + r_] * A[2]
+                           + mk * (P[3 * n + r_] * pl[0] + P[4 * n + r_] * pl[1] + P[5 * n + r_] * pl[2]);
+        }
+    }
+}
+
+/* a . b with four partial sums (the dot products of the Cholesky factorization: vectorizable). */
+static double dot(const double *a, const double *b, int len) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int k = 0;
+    for (; k + 4 <= len; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < len; k++) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
+}
 
 static int massless(const mbs_model *m, int k) {
     const double *I = m->inertia + 9 * k;
@@ -308,19 +368,13 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
         if (no_mass) continue;
         double Iw[3];
         matvec3(I, tw, Iw);
+        /* M is symmetric: its upper triangle here (cols ascending), mirrored below. */
+        add_mass_matrix_of_body(n, cols, ncol, P, I, mk, o.M);
         for (int jj = 0; jj < ncol; jj++) {
             const int j = cols[jj];
-            double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
-            double A[3];
-            matvec3(I, pa, A);
-            /* M is symmetric: its upper triangle here (cols ascending), mirrored below. */
-            for (int ii = 0; ii <= jj; ii++) {
-                const int r_ = cols[ii];
-                o.M[r_ * n + j] += P[r_] * A[0] + P[n + r_] * A[1] + P[2 * n + r_] * A[2]
-                                 + mk * (P[3 * n + r_] * pl[0] + P[4 * n + r_] * pl[1] + P[5 * n + r_] * pl[2]);
-            }
             o.mgz[j] += mk * cj[2 * n + j];
             if (!coriolis_matrix) continue;
+            double pa[3] = {P[j], P[n + j], P[2 * n + j]}, pl[3] = {P[3 * n + j], P[4 * n + j], P[5 * n + j]};
             double pda[3] = {Pd[j], Pd[n + j], Pd[2 * n + j]}, pdl[3] = {Pd[3 * n + j], Pd[4 * n + j], Pd[5 * n + j]};
             double B[3], Bv[3], x1[3], x2[3];
             matvec3(I, pda, B);
@@ -370,16 +424,11 @@ int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const dou
  * positive. */
 int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x) {
     for (int j = 0; j < n; j++) {
-        double d = M[j * n + j];
-        for (int k = 0; k < j; k++) d -= M[j * n + k] * M[j * n + k];
+        const double d = M[j * n + j] - dot(M + j * n, M + j * n, j);
         if (!(d > 0.0)) return j + 1;
         const double inv = 1.0 / sqrt(d);
         M[j * n + j] = inv; /* the reciprocal pivot: multiplications instead of divisions below */
-        for (int i = j + 1; i < n; i++) {
-            double s = M[i * n + j];
-            for (int k = 0; k < j; k++) s -= M[i * n + k] * M[j * n + k];
-            M[i * n + j] = s * inv;
-        }
+        for (int i = j + 1; i < n; i++) M[i * n + j] = (M[i * n + j] - dot(M + i * n, M + j * n, j)) * inv;
     }
     /* L y = b, then L^T x = y, all right-hand sides together (rows of x are contiguous) */
     for (int i = 0; i < n; i++) {
