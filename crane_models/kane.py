@@ -153,6 +153,7 @@ class MultibodySystem:
         self.local_mass_matrix[:, :3, :3] = self.inertia
         self.local_mass_matrix[:, 3:, 3:] = self.mass[:, None, None] * np.eye(3)
         self._mass3 = self.mass[:, None, None]
+        self._partitions = {}  # see _partition
         self._prepare_fast_paths()
         lib = library() if native else None
         self.native = NativeSystem(lib, self) if lib is not None else None
@@ -267,9 +268,10 @@ class MultibodySystem:
         return self.native.evaluate(q, u)
 
     def solve(self, M: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``M⁻¹ b`` for the (symmetric positive definite) mass matrix: Cholesky in the kernel when it is
-        loaded, :func:`solve_spd` otherwise (and for a matrix that is not positive definite)."""
-        if self.native is not None and 1 <= b.ndim <= 2 and len(b) == self.n:
+        """``M⁻¹ b`` for the (symmetric positive definite) mass matrix or a diagonal block of it: Cholesky in
+        the kernel when it is loaded, :func:`solve_spd` otherwise (and for a matrix that is not positive
+        definite)."""
+        if self.native is not None and 1 <= b.ndim <= 2 and M.ndim == 2 and len(b) == M.shape[0] == M.shape[1]:
             x = self.native.solve_spd(M, b)
             if x is not None:
                 return x
@@ -350,13 +352,23 @@ class MultibodySystem:
         come out of :mod:`reactions` with the full ``u̇`` as usual.
         """
         M, C = self.mass_and_coriolis(kin)
-        p = np.asarray(prescribed, dtype=int)
-        f = np.setdiff1d(np.arange(self.n), p)
+        p, f, ff = self._partition(prescribed)
         udot = np.zeros(self.n)
         udot[p] = prescribed_udot
         rhs = (tau - C @ kin.u - M[:, p] @ udot[p])[f]
-        udot[f] = solve_spd(M[np.ix_(f, f)], rhs)
+        udot[f] = self.solve(M[ff], rhs)
         return udot, M, C
+
+    def _partition(self, prescribed: Sequence[int]) -> tuple:
+        """Prescribed and free indices and the free block's index (made once per set: a model asks for the
+        same set at every evaluation)."""
+        key = tuple(int(i) for i in prescribed)
+        cached = self._partitions.get(key)
+        if cached is None:
+            p = np.array(key, dtype=int)
+            f = np.setdiff1d(np.arange(self.n), p)
+            cached = self._partitions[key] = (p, f, np.ix_(f, f))
+        return cached
 
     def body_accelerations(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:
         """``ṫ_{0k/m_k} = P_k u̇ + Ṗ_k u`` of eq. (27), stacked (nb, 6)."""

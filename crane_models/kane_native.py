@@ -288,9 +288,9 @@ class NativeSystem:
         return buf[self.n:].reshape(self.nb, 6)
 
     def solve_spd(self, M: np.ndarray, b: np.ndarray) -> Optional[np.ndarray]:
-        """``M⁻¹ b`` by Cholesky for ``b`` of shape (n,) or (n, k) (M is copied, not changed); None when
-        ``M`` is not positive definite."""
-        n = self.n
+        """``M⁻¹ b`` by Cholesky for a square ``M`` (the mass matrix or a block of it) and ``b`` of shape (m,)
+        or (m, k) (M is copied, not changed); None when ``M`` is not positive definite."""
+        n = M.shape[0]
         k = 1 if b.ndim == 1 else b.shape[1]
         work = np.empty(n * n + 2 * n * k)
         work[:n * n] = M.reshape(-1)

@@ -104,6 +104,9 @@ def test_spd_solve_and_fallback_for_indefinite_matrix():
     assert np.allclose(system.solve(M, b), np.linalg.solve(M, b), rtol=1e-12, atol=0)
     B = rng.normal(size=(3, 4))  # several right-hand sides at once (the flexible crane's constraint solve)
     assert np.allclose(system.solve(M, B), np.linalg.solve(M, B), rtol=1e-12, atol=0)
+    # a diagonal block (the free coordinates under prescribed motion) goes through the kernel too
+    assert np.allclose(system.solve(M[:2, :2].copy(), b[:2]), np.linalg.solve(M[:2, :2], b[:2]), rtol=1e-12, atol=0)
+    assert system.native.solve_spd(M[:2, :2].copy(), b[:2]) is not None
     indefinite = np.diag([1.0, -2.0, 3.0])  # Cholesky refuses it; the numpy fallback solves it
     assert np.allclose(system.solve(indefinite, b), b / np.diag(indefinite), rtol=1e-14)
 

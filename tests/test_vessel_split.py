@@ -12,7 +12,8 @@ import pytest
 
 from crane_models.vessel_crane import VesselCraneModel
 from crane_models.vessel_split import (MOTION, WRENCH, CraneOnMovingBaseModel, CraneOnMovingBaseParameters,
-                                       VesselModel, euler_accelerations, euler_rate_matrix, euler_rates)
+                                       VesselModel, euler_accelerations, euler_rate_matrix,
+                                       euler_rate_matrix_inverse, euler_rates)
 from physics_reference import Rx, Rz, vee
 from vessel_reference import CRANE, G, MASS, Ry, fk, gradient, potential
 
@@ -84,6 +85,13 @@ def test_euler_rates_and_accelerations_follow_the_rotation_53():
     assert np.allclose(euler_rate_matrix(q0[0], q0[1]) @ r0, w, atol=1e-8)
     assert np.allclose(euler_rates(q0, w), r0, atol=1e-8)
     assert np.allclose(euler_accelerations(q0, r0, alpha), a0, atol=1e-4)
+
+
+def test_closed_form_inverse_of_the_euler_rate_matrix():
+    rng = np.random.default_rng(2)
+    for roll, pitch in rng.uniform(-1.3, 1.3, size=(20, 2)):
+        assert np.allclose(euler_rate_matrix_inverse(roll, pitch) @ euler_rate_matrix(roll, pitch), np.eye(3),
+                           rtol=0, atol=1e-12)
 
 
 def hold_inputs(q):
