@@ -112,7 +112,7 @@ class AuxiliarySpeeds:
     def magnitudes(self, kin: Kinematics, udot: np.ndarray, external: np.ndarray) -> np.ndarray:
         """``ρ_c`` of eq. (50) from the motion ``(q, u, u̇)`` and the applied wrenches ``[f; n]`` at each COG."""
         if self.native is not None and kin.record is not None:
-            return self.native.magnitudes(kin.record, udot, external)
+            return self.native.magnitudes(self.system.native.projections_record(kin), udot, external)
         partials = self.partial_velocities(kin)
         ob = self.outboard
         net = self.system.inertial_wrenches(kin, udot)[ob] - external[ob]  # W_in − W_e, [f; n]

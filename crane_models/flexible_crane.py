@@ -218,7 +218,7 @@ class FlexibleCrane:
     def _native_result(self, record: np.ndarray, tail: np.ndarray) -> dict:
         """:meth:`evaluate`'s result from a kernel record and its tail ``[z | ż | λ | t_f | f_n | Φ | F_c]``."""
         system = self._native[0]
-        kin = NativeKinematics(record, system._derivative_layout, system.invert)
+        kin = NativeKinematics(record, system._task_layout, system.invert)
         res = tail[3:]
         lam = res[3:5] if self.constraint is not None else res[3:3]
         return {"kin": kin, "drive": float(self._drive[0]), "udot": kin.udot, "zdot": res[:3], "lam": lam,

@@ -377,7 +377,7 @@ class MultibodySystem:
     def inertial_wrenches(self, kin: Kinematics, udot: np.ndarray) -> np.ndarray:
         """Inertial wrenches ``W_in = Π (D ṫ + W D t)`` of eqs. (47)-(48), as ``[f; n]`` at each COG."""
         if self.native is not None and kin.record is not None:
-            return self.native.inertial_wrenches(kin.record, udot)
+            return self.native.inertial_wrenches(self.native.projections_record(kin), udot)
         tdot = self.body_accelerations(kin, udot)
         w, v = kin.twist[:, :3], kin.twist[:, 3:]
         wx = skew_stack(w)

@@ -201,6 +201,9 @@ class NativeSystem:
         # A state derivative's record has C u and Ṗ u but not the matrices C and Ṗ (the kernel skips them: a third
         # of its work), nor P, the twist and the COG Jacobian of massless bodies (zeros there).
         self._derivative_layout = {k: v for k, v in self._layout.items() if k not in ("C", "Pdot")}
+        # mbs_task_derivative works on the bodies' spatial quantities: no projection matrices, G or M.
+        self._task_layout = {k: v for k, v in self._layout.items() if k not in (
+            "C", "Pdot", "P", "G", "cog_jacobian", "M", "mgz", "Minv", "Cu", "Pdot_u")}
 
     def _new_record(self, q: np.ndarray, u: np.ndarray, tail: int = 0, zeros: bool = True) -> tuple:
         """A fresh record with ``q``, ``u`` and the joint maps the kernel does not evaluate itself, and
@@ -265,7 +268,7 @@ class NativeSystem:
     def _finish(self, rec: np.ndarray, code: int, law: "NativeEffortLaw", task=None) -> "NativeKinematics":
         if code > 0:
             self._map_domain_error(rec, code)
-        kin = NativeKinematics(rec, self._derivative_layout, self.invert)
+        kin = NativeKinematics(rec, self._task_layout if task is not None else self._derivative_layout, self.invert)
         if code < 0:
             if task is not None:
                 raise np.linalg.LinAlgError("mass matrix or constraint Schur complement is singular")
@@ -278,6 +281,14 @@ class NativeSystem:
         if law.n != self.n:
             raise ValueError(f"effort law has {law.n} coordinates, the system {self.n}")
         return NativeEffortLaw(law, g)
+
+    def projections_record(self, kin: "NativeKinematics") -> np.ndarray:
+        """A record with what the wrench functions read (P, Ṗ u, twists of the bodies with mass): the
+        kinematics' own, or -- for mbs_task_derivative's, which has none -- a full evaluation at the same
+        state (outputs only: not on the stepping path)."""
+        if "P" in kin._layout:
+            return kin.record
+        return self.evaluate(kin.q, kin.u).record
 
     def inertial_wrenches(self, record: np.ndarray, udot: np.ndarray) -> np.ndarray:
         """``W_in`` of (47)-(48), ``[f; n]`` at each COG in body coordinates, (nb, 6)."""
@@ -361,7 +372,7 @@ class NativeTask:
         self.pointer = ctypes.addressof(self._struct)
         n, nb = native.n, native.nb
         # mbs_evaluate's scratch first, then (reused) the solve's and the joint-force maps'
-        self._work = np.empty(max(native.work_size, n * n + 2 * n * (3 + nj) + 3 * nj * n + 3 * nb))
+        self._work = np.empty(native.work_size + nb * (50 + 9 * (3 + nj)) + n * (4 + nj))  # see mbs_task_derivative
         self.work_pointer = self._work.ctypes.data
 
 
@@ -476,6 +487,9 @@ class NativeReactions:
         self.ncyl = ncyl
         self._work = np.empty(6 * len(item_body) + 6 * native.nb)
         self._work_ptr = self._work.ctypes.data
+
+    def projections_record(self, kin: NativeKinematics) -> np.ndarray:
+        return self._native.projections_record(kin)
 
     def evaluate(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray) -> tuple:
         """``(total (nb, 6), supports (ncyl, 2, 6), joints (nb, 6))`` for a kinematics record."""

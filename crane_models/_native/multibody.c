@@ -107,9 +107,12 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x);
  * mode: EV_CORIOLIS_MATRIX -- C itself (C u always); EV_ALL_BODIES -- P, Pdot, the COG Jacobian and the twist
  * of every body (else only of bodies with mass or inertia and of keep1, keep2: a state derivative needs no
  * more, and the massless frames of Euler-angle chains are half the bodies of some models; the others' rows
- * are left as they are); EV_INVERSE -- M^-1 when m->invert.
+ * are left as they are); EV_INVERSE -- M^-1 when m->invert; EV_SPATIAL -- for the articulated-body
+ * recursions: positions, rotations, COGs, body twists, and per body its joint's screw times dtheta/dq, S_k,
+ * in work[6k..] and the bias Sdot_k u, c_k, in work[nb 6 n + 6k..] (Frame 0 at its origin, [w; v]); no P,
+ * COG Jacobians, G or M.
  * Returns 0, or k + 1 when the map of body k is outside its domain. */
-enum { EV_CORIOLIS_MATRIX = 1, EV_ALL_BODIES = 2, EV_INVERSE = 4 };
+enum { EV_CORIOLIS_MATRIX = 1, EV_ALL_BODIES = 2, EV_INVERSE = 4, EV_SPATIAL = 8 };
 
 /* M += P^T D P (44) for one body, upper triangle, over the coordinates cols on its path. When they are
  * consecutive (a chain numbered from the root, as in every model here) each row of the update is one pass
@@ -195,9 +198,11 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
     o.pdu = p; /* (nb, 6): Pdot_k u, the velocity-product part of the body accelerations (27) */
     const int full = mode & EV_ALL_BODIES;
     double *Jw = work, *Jdw = work + nb * sz, *V = work + 2 * nb * sz;
-    memset(o.G, 0, sizeof(double) * nb * n);
-    memset(o.M, 0, sizeof(double) * 2 * n * n + sizeof(double) * n);
-    memset(o.Cu, 0, sizeof(double) * n);
+    if (!(mode & EV_SPATIAL)) {
+        memset(o.G, 0, sizeof(double) * nb * n);
+        memset(o.M, 0, sizeof(double) * 2 * n * n + sizeof(double) * n);
+        memset(o.Cu, 0, sizeof(double) * n);
+    }
 
     for (int k = 0; k < nb; k++) {
         const int par = m->parent[k], c = m->coord[k], jt = c >= 0 ? m->jtype[k] : 0;
@@ -214,7 +219,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
                 if (cylinder_angle(kind == 3, m->map_par + 9 * k, q[c], v)) return k + 1;
                 th = v[0]; d1 = v[1]; d2 = v[2];
             }
-            o.G[k * n + c] = d1;
+            if (!(mode & EV_SPATIAL)) o.G[k * n + c] = d1;
         }
         o.theta[k] = th;
         const double thd = c >= 0 ? d1 * u[c] : 0.0;
@@ -262,6 +267,23 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
         cross3(Vk + 3, s0, sd1);
         cross3(Vk, s1, t2);
         for (int i = 0; i < 3; i++) sd1[i] += t2[i];
+        if (mode & EV_SPATIAL) {
+            double *Sk = Jw + 6 * k, *ck = Jdw + 6 * k, *cg = o.cog + 3 * k, vcog[3], x[3];
+            const double gd = c >= 0 ? d2 * u[c] : 0.0, uc = c >= 0 ? u[c] : 0.0;
+            for (int i = 0; i < 3; i++) {
+                Sk[i] = s0[i] * d1;
+                Sk[3 + i] = s1[i] * d1;
+                ck[i] = (sd0[i] * d1 + s0[i] * gd) * uc;
+                ck[3 + i] = (sd1[i] * d1 + s1[i] * gd) * uc;
+            }
+            matvec3(R0, m->com + 3 * k, tmp);
+            for (int i = 0; i < 3; i++) cg[i] = org[i] + tmp[i];
+            cross3(Vk, cg, x);
+            for (int i = 0; i < 3; i++) vcog[i] = Vk[3 + i] + x[i];
+            mattvec3(R0, Vk, o.twist + 6 * k);
+            mattvec3(R0, vcog, o.twist + 6 * k + 3);
+            continue;
+        }
         /* J_k = J_parent + s G_k,  Jdot_k = Jdot_parent + sdot G_k + s Gdot_k. A state derivative needs
          * only Jdot_k u = Jdot_parent u + sdot thetadot + s d2 u_c^2: a 6-vector per body (acc). */
         double *J = Jw + k * sz, *Jd = Jdw + k * sz, *acc = Jdw + 6 * k;
@@ -400,6 +422,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
             o.Cu[j] += s_;
         }
     }
+    if (mode & EV_SPATIAL) return 0;
     for (int r_ = 0; r_ < n; r_++)
         for (int j = 0; j < r_; j++) o.M[r_ * n + j] = o.M[j * n + r_];
     if (m->invert && (mode & EV_INVERSE)) {
@@ -552,51 +575,89 @@ static record_view view_of(const mbs_model *m, const double *rec) {
     return v;
 }
 
-/* Generalized forces (46) of linear springs/dampers (20) from points of one body to their rest points:
- * the resultant force F at the COG and moment N give tau += J_cog^T F + (R P_w)^T N. */
-static void add_point_spring_forces(const mbs_model *m, const record_view *v, const mbs_task *task, double *tau,
-                                    int stride) {
-    const int n = m->n, b = task->spring_body;
-    const double *R = v->rot + 9 * b, *o = v->org + 3 * b, *cg = v->cog + 3 * b, *tw = v->twist + 6 * b;
-    double w[3], vc[3], F[3] = {0, 0, 0}, N[3] = {0, 0, 0}, Nb[3];
-    matvec3(R, tw, w);
-    matvec3(R, tw + 3, vc);
+/* Spatial algebra in Frame 0 about its origin: motion vectors [w; v_O], force vectors [n_O; f]. */
+
+/* v x* f = [w x n + v x f; w x f], the force cross product (Featherstone). */
+static void cross_force(const double *v, const double *f, double *out) {
+    double a[3], b[3];
+    cross3(v, f, a);
+    cross3(v + 3, f + 3, b);
+    for (int i = 0; i < 3; i++) out[i] = a[i] + b[i];
+    cross3(v, f + 3, out + 3);
+}
+
+/* Spatial inertia of a body in Frame 0 about its origin: [[I_c - m C C, m C], [-m C, m 1]], C = [c]x,
+ * I_c = R I R^T the inertia about the COG c. Row-major 6 x 6. */
+static void spatial_inertia(const double *R, const double *Ib, double mk, const double *c, double *I6) {
+    double RI[9], Ic[9];
+    matmul3(R, Ib, RI);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Ic[3 * i + j] = RI[3 * i] * R[3 * j] + RI[3 * i + 1] * R[3 * j + 1] + RI[3 * i + 2] * R[3 * j + 2];
+    const double C[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double cc = 0.0;
+            for (int k = 0; k < 3; k++) cc += C[3 * i + k] * C[3 * k + j];
+            I6[6 * i + j] = Ic[3 * i + j] - mk * cc;
+            I6[6 * i + 3 + j] = mk * C[3 * i + j];
+            I6[6 * (3 + i) + j] = -mk * C[3 * i + j];
+            I6[6 * (3 + i) + 3 + j] = i == j ? mk : 0.0;
+        }
+}
+
+static void mat6vec(const double *A, const double *x, double *y) {
+    for (int i = 0; i < 6; i++)
+        y[i] = A[6 * i] * x[0] + A[6 * i + 1] * x[1] + A[6 * i + 2] * x[2] + A[6 * i + 3] * x[3]
+             + A[6 * i + 4] * x[4] + A[6 * i + 5] * x[5];
+}
+
+static double dot6(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* Classical acceleration of a point p of a body from its spatial acceleration A and spatial velocity V
+ * (V = 0 for the velocity-free columns): a = A_v + alpha x p + w x (v_O + w x p). */
+static void point_acceleration(const double *A, const double *V, const double *p, double *a) {
+    double x[3];
+    cross3(A, p, x);
+    for (int i = 0; i < 3; i++) a[i] = A[3 + i] + x[i];
+    if (V) {
+        double vp[3], y[3];
+        cross3(V, p, y);
+        for (int i = 0; i < 3; i++) vp[i] = V[3 + i] + y[i];
+        cross3(V, vp, y);
+        for (int i = 0; i < 3; i++) a[i] += y[i];
+    }
+}
+
+/* The wrench about the origin of Frame 0 of linear springs/dampers (20) from points of one body to their
+ * rest points, [n_O; f]. V: the body's spatial velocity. */
+static void point_spring_wrench(const record_view *v, const mbs_task *task, const double *V, double *w) {
+    const int b = task->spring_body;
+    const double *R = v->rot + 9 * b, *o = v->org + 3 * b;
+    for (int i = 0; i < 6; i++) w[i] = 0.0;
     for (int s = 0; s < task->n_springs; s++) {
         const double *r = task->spring_points + 3 * s, *k = task->spring_k + 3 * s, *c = task->spring_c + 3 * s;
-        double p[3], arm[3], x[3], f[3];
+        double p[3], x[3], f[3];
         matvec3(R, r, p);
-        for (int i = 0; i < 3; i++) { p[i] += o[i]; arm[i] = p[i] - cg[i]; }
-        cross3(w, arm, x);
-        for (int i = 0; i < 3; i++) f[i] = -k[i] * (p[i] - r[i]) - c[i] * (vc[i] + x[i]);
-        cross3(arm, f, x);
-        for (int i = 0; i < 3; i++) { F[i] += f[i]; N[i] += x[i]; }
+        for (int i = 0; i < 3; i++) p[i] += o[i];
+        cross3(V, p, x);
+        for (int i = 0; i < 3; i++) f[i] = -k[i] * (p[i] - r[i]) - c[i] * (V[3 + i] + x[i]);
+        cross3(p, f, x);
+        for (int i = 0; i < 3; i++) { w[i] += x[i]; w[3 + i] += f[i]; }
     }
-    mattvec3(R, N, Nb);
-    const double *cj = v->cogjac + 3 * b * n, *P = v->P + b * 6 * n;
-    for (int j = 0; j < n; j++)
-        tau[j * stride] += cj[j] * F[0] + cj[n + j] * F[1] + cj[2 * n + j] * F[2]
-                         + P[j] * Nb[0] + P[n + j] * Nb[1] + P[2 * n + j] * Nb[2];
 }
 
-/* COG acceleration bias of body k in Frame 0, R (Pdot_v u + w x v): its acceleration at u' = 0. */
-static void cog_acceleration_bias(const record_view *v, int k, double *bias) {
-    const double *tw = v->twist + 6 * k, *pdu = v->pdu + 6 * k;
-    double a[3], x[3];
-    cross3(tw, tw + 3, x);
-    for (int i = 0; i < 3; i++) a[i] = pdu[3 + i] + x[i];
-    matvec3(v->rot + 9 * k, a, bias);
-}
-
-/* The programmed constraint (17.1)-(17.2) on the COG p of the point body, with (22) and Baumgarte (18.3)-(18.4)
- * (programmed_motion.EllipseHeightConstraint): gradient G = dPhi/dp (2, 3), Phi, and the target of
- * Phi_q u' = G J u' = -h - beta Phidot - alpha Phi - G (J' u). Phi_q's rows go to columns 1, 2 of B. */
-static void ellipse_height_constraint(const mbs_model *m, const record_view *v, const mbs_task *task, double t,
-                                      double *G, double *phi, double *target, double *B, int stride) {
-    const int n = m->n, e = task->point_body;
-    const double *cp = task->cpar, *p = v->cog + 3 * e, *J = v->cogjac + 3 * e * n;
-    double vel[3], za[3], jb[3];
-    matvec3(v->rot + 9 * e, v->twist + 6 * e + 3, vel);
-    cog_acceleration_bias(v, e, jb);
+/* The programmed constraint (17.1)-(17.2) on the COG p of the point body with (22) and Baumgarte
+ * (18.3)-(18.4) (programmed_motion.EllipseHeightConstraint): G = dPhi/dp (2, 3), Phi, and the required
+ * G a_p = -h - beta Phidot - alpha Phi for the point's acceleration a_p. */
+static void ellipse_height_constraint(const record_view *v, const mbs_task *task, double t, const double *V,
+                                      double *G, double *phi, double *target) {
+    const int e = task->point_body;
+    const double *cp = task->cpar, *p = v->cog + 3 * e;
+    double vel[3], za[3], x[3];
+    cross3(V, p, x);
+    for (int i = 0; i < 3; i++) vel[i] = V[3 + i] + x[i];
     quintic_rise(t, cp[2], cp[3], cp[4], za);
     G[0] = 2.0 * p[0] / (cp[0] * cp[0]);
     G[1] = 2.0 * p[1] / (cp[1] * cp[1]);
@@ -606,85 +667,82 @@ static void ellipse_height_constraint(const mbs_model *m, const record_view *v, 
     phi[1] = p[2] - za[0];
     const double phid[2] = {G[0] * vel[0] + G[1] * vel[1], vel[2] - za[1]};
     const double h[2] = {2.0 * (vel[0] * vel[0] / (cp[0] * cp[0]) + vel[1] * vel[1] / (cp[1] * cp[1])), -za[2]};
-    for (int r = 0; r < 2; r++) {
-        target[r] = -h[r] - cp[6] * phid[r] - cp[5] * phi[r] - (G[3 * r] * jb[0] + G[3 * r + 1] * jb[1] + G[3 * r + 2] * jb[2]);
-        for (int j = 0; j < n; j++)
-            B[j * stride + 1 + r] = G[3 * r] * J[j] + G[3 * r + 1] * J[n + j] + G[3 * r + 2] * J[2 * n + j];
-    }
+    for (int r = 0; r < 2; r++) target[r] = -h[r] - cp[6] * phid[r] - cp[5] * phi[r];
 }
 
-/* X = M^-1 [rhs | Phi_q^T | E] (n, 1 + 2 + nj) given; with the multipliers of M u' = rhs + Phi_q^T lambda + E t,
- * Phi_q u' = target, by the Schur complement S = Phi_q M^-1 Phi_q^T (programmed_motion.constrained_accelerations):
- * lambda = l0 + Lm t, and X's columns become u' = a0 + A t (column 0: a0, columns 3..: A). Phi_q^T is in B.
- * Returns 0, or -1 when S is singular. */
-static int eliminate_multipliers(int n, int nj, const double *B, double *X, const double *target, double *l0,
-                                 double *Lm) {
-    const int ncol = 3 + nj;
-    double Sm[4], Y[2 * 9];
-    for (int r = 0; r < 2; r++) {
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-        for (int j = 0; j < n; j++) {
-            const double pq = B[j * ncol + 1 + r];
-            s0 += pq * X[j * ncol];
-            s1 += pq * X[j * ncol + 1];
-            s2 += pq * X[j * ncol + 2];
+/* Articulated-body inertias (Featherstone's ABA, pass 2, inertia part) of a tree in Frame 0: IA_k starts as
+ * the body's spatial inertia; U_k = IA_k S_k, D_k = S_k^T U_k (kept as 1/D_k); the parent receives
+ * IA_k - U U^T / D. Returns -1 when a D_k is not positive (M singular: a massless end of a chain). */
+static int articulated_inertias(const mbs_model *m, const double *S, double *IA, double *U, double *Dinv) {
+    for (int k = m->nb - 1; k >= 0; k--) {
+        double *Ik = IA + 36 * k, *Uk = U + 6 * k;
+        const int par = m->parent[k];
+        if (m->coord[k] >= 0) {
+            mat6vec(Ik, S + 6 * k, Uk);
+            const double d = dot6(S + 6 * k, Uk);
+            if (!(d > 0.0)) return -1;
+            Dinv[k] = 1.0 / d;
         }
-        Sm[2 * r] = s1;
-        Sm[2 * r + 1] = s2;
-        Y[r * (1 + nj)] = target[r] - s0;
-        for (int c = 0; c < nj; c++) {
-            double sc = 0.0;
-            for (int j = 0; j < n; j++) sc += B[j * ncol + 1 + r] * X[j * ncol + 3 + c];
-            Y[r * (1 + nj) + 1 + c] = -sc;
+        if (par < 0) continue;
+        double *Ip = IA + 36 * par;
+        if (m->coord[k] >= 0) {
+            for (int i = 0; i < 6; i++) {
+                const double ui = Uk[i] * Dinv[k];
+                for (int j = 0; j < 6; j++) Ip[6 * i + j] += Ik[6 * i + j] - ui * Uk[j];
+            }
+        } else {
+            for (int i = 0; i < 36; i++) Ip[i] += Ik[i];
         }
-    }
-    const double det = Sm[0] * Sm[3] - Sm[1] * Sm[2];
-    if (!(fabs(det) > 0.0)) return -1;
-    for (int c = 0; c <= nj; c++) {
-        const double y0 = Y[c], y1 = Y[(1 + nj) + c];
-        const double x0 = (Sm[3] * y0 - Sm[1] * y1) / det, x1 = (-Sm[2] * y0 + Sm[0] * y1) / det;
-        if (c == 0) { l0[0] = x0; l0[1] = x1; } else { Lm[c - 1] = x0; Lm[nj + c - 1] = x1; }
-    }
-    for (int i = 0; i < n; i++) {
-        X[i * ncol] += X[i * ncol + 1] * l0[0] + X[i * ncol + 2] * l0[1];
-        for (int c = 0; c < nj; c++) X[i * ncol + 3 + c] += X[i * ncol + 1] * Lm[c] + X[i * ncol + 2] * Lm[nj + c];
     }
     return 0;
 }
 
-/* Force of the inboard on the outboard body of friction joint jn, in the joint's frame, as f0 + F1 t_f
- * (FlexibleCrane.joint_force_maps, joint_forces): f = S u' + c - G^T lambda with S = sum_b W_b J_cog,b and
- * c = sum_b W_b (bias_b + g e_z), W the masses outboard of the joint (Newton-Euler, force half). */
-static void joint_force_map(const mbs_model *m, const record_view *v, const mbs_task *task, double g, int jn,
-                            const double *X, int ncol, int mc, const double *G, const double *l0, const double *Lm,
-                            double *S, double *f0, double *F1) {
-    const int n = m->n, nb = m->nb, nj = task->n_joints;
-    const double *W = task->subtree_mass + jn * nb;
-    double c[3] = {0, 0, 0}, bias[3];
-    memset(S, 0, sizeof(double) * 3 * n);
-    for (int b = 0; b < nb; b++) {
-        if (W[b] == 0.0) continue;
-        const double *J = v->cogjac + 3 * b * n;
-        for (int i = 0; i < 3 * n; i++) S[i] += W[b] * J[i];
-        cog_acceleration_bias(v, b, bias);
-        for (int i = 0; i < 3; i++) c[i] += W[b] * bias[i];
-        c[2] += W[b] * g;
+/* ABA passes 2 (bias forces) and 3 (accelerations) for one load case: bias forces pA (nb, 6; overwritten),
+ * joint forces tau (n; NULL: none), joint bias accelerations c (nb, 6; NULL: none), root acceleration A0.
+ * Writes the accelerations qdd (n) and the spatial accelerations A (nb, 6). */
+static void articulated_solve(const mbs_model *m, const double *S, const double *IA, const double *U,
+                              const double *Dinv, const double *c, const double *tau, const double *A0, double *pA,
+                              double *uu, double *qdd, double *A) {
+    const int nb = m->nb;
+    for (int k = nb - 1; k >= 0; k--) {
+        double *pk = pA + 6 * k;
+        const int ck = m->coord[k], par = m->parent[k];
+        double pa[6];
+        for (int i = 0; i < 6; i++) pa[i] = pk[i];
+        if (c) { /* + I^a c with I^a = IA - U U^T / D */
+            double Ic[6];
+            mat6vec(IA + 36 * k, c + 6 * k, Ic);
+            const double uc = ck >= 0 ? dot6(U + 6 * k, c + 6 * k) * Dinv[k] : 0.0;
+            for (int i = 0; i < 6; i++) pa[i] += Ic[i] - (ck >= 0 ? U[6 * k + i] * uc : 0.0);
+        }
+        if (ck >= 0) {
+            uu[k] = (tau ? tau[ck] : 0.0) - dot6(S + 6 * k, pk);
+            const double ud = uu[k] * Dinv[k];
+            for (int i = 0; i < 6; i++) pa[i] += U[6 * k + i] * ud;
+        }
+        if (par >= 0)
+            for (int i = 0; i < 6; i++) pA[6 * par + i] += pa[i];
     }
-    const double *R = v->rot + 9 * task->joint_body[jn];
-    for (int col = 0; col <= nj; col++) { /* 0: the affine part; 1 + k: per unit friction torque k */
-        const int xc = col == 0 ? 0 : 1 + mc + col - 1;
-        const double lm0 = col == 0 ? l0[0] : Lm[col - 1], lm1 = col == 0 ? l0[1] : Lm[nj + col - 1];
-        double f[3], fl[3];
-        for (int i = 0; i < 3; i++) {
-            double s = col == 0 ? c[i] : 0.0;
-            for (int j = 0; j < n; j++) s += S[i * n + j] * X[j * ncol + xc];
-            f[i] = s - (mc ? G[i] * lm0 + G[3 + i] * lm1 : 0.0);
+    for (int k = 0; k < nb; k++) {
+        const int ck = m->coord[k], par = m->parent[k];
+        double *Ak = A + 6 * k;
+        for (int i = 0; i < 6; i++) Ak[i] = (par < 0 ? A0[i] : A[6 * par + i]) + (c ? c[6 * k + i] : 0.0);
+        if (ck >= 0) {
+            qdd[ck] = (uu[k] - dot6(U + 6 * k, Ak)) * Dinv[k];
+            for (int i = 0; i < 6; i++) Ak[i] += S[6 * k + i] * qdd[ck];
         }
-        mattvec3(R, f, fl);
-        for (int i = 0; i < 3; i++) {
-            if (col == 0) f0[3 * jn + i] = fl[i];
-            else F1[(3 * jn + i) * nj + col - 1] = fl[i];
-        }
+    }
+}
+
+/* Force of the inboard on the outboard body of friction joint jn in Frame 0, the Newton-Euler force half
+ * of everything outboard (FlexibleCrane.joint_force_maps): sum_b W_b a_cog,b over one load case's COG
+ * accelerations acog (nb, 3). */
+static void outboard_force(const mbs_model *m, const mbs_task *task, int jn, const double *acog, double *f) {
+    const double *W = task->subtree_mass + jn * m->nb;
+    f[0] = f[1] = f[2] = 0.0;
+    for (int b = 0; b < m->nb; b++) {
+        if (W[b] == 0.0) continue;
+        for (int i = 0; i < 3; i++) f[i] += W[b] * acog[3 * b + i];
     }
 }
 
@@ -729,51 +787,127 @@ static void friction_fixed_point(const mbs_task *task, const double *f0, const d
  * constraint enforced by a Lagrange multiplier (flexible-crane paper, (13)-(20)):
  *   M u' = tau - C u + Phi_q^T lambda + E t_f,   Phi_q u' = target (Baumgarte),
  * t_f = -mu f_n d / 2 with f_n from the Newton-Euler force of everything outboard of each joint, solved by
- * fixed-point passes as in FlexibleCrane.evaluate (u' and lambda are affine in t_f: one solve).
- * z: bristle deflections (n_joints). rec as for mbs_derivative; result (3 n_joints + 10 doubles):
- * [z' | lambda (2) | t_f | f_n | Phi (2) | constraint force on the point (3), Frame 0].
- * At most 8 friction joints. work: n n + 2 n (3 + n_joints) + 3 n_joints n + 3 nb doubles.
+ * fixed-point passes as in FlexibleCrane.evaluate (u' and lambda are affine in t_f).
+ * By the articulated-body algorithm in Frame 0 (O(bodies) per load case, no M): load case 0 is the motion
+ * under the efforts, springs, gravity (a root acceleration g e_z, so the computed accelerations carry +g e_z,
+ * as the joint forces need) and velocities; cases 1-2 a unit force G_r^T on the point; cases 3.. a unit
+ * torque in each friction joint. Then the multipliers by the Schur complement of the point's accelerations
+ * (programmed_motion.constrained_accelerations) and the friction fixed point.
+ * z: bristle deflections (n_joints). rec as for mbs_derivative (P, G, M, C u, Pdot u are not computed);
+ * result (3 n_joints + 10 doubles): [z' | lambda (2) | t_f | f_n | Phi (2) | constraint force on the point
+ * (3), Frame 0]. At most 8 friction joints.
+ * work: 2 nb 6 n + 6 nb + 2 n n (mbs_evaluate's) + nb (50 + 9 (3 + n_joints)) + n (4 + n_joints) doubles.
  * Returns as mbs_derivative. */
 int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                         double t, const double *z, double *rec, double *result, double *work) {
-    const int n = m->n, nj = task->n_joints;
+    const int n = m->n, nb = m->nb, nj = task->n_joints, sz = 6 * n;
     const double *q = rec, *u = rec + n;
-    double *udot = rec + 2 * n;
-    const int code = evaluate_tree(m, q, u, rec + 4 * n, rec + record_head(m), work, 0,
-                                   task->n_springs ? task->spring_body : -1,
-                                   task->constraint_kind ? task->point_body : -1);
+    double *udot = rec + 2 * n, *eff = rec + 3 * n;
+    const int code = evaluate_tree(m, q, u, rec + 4 * n, rec + record_head(m), work, EV_SPATIAL, -1, -1);
     if (code) return code;
     const record_view v = view_of(m, rec);
-    const int mc = task->constraint_kind ? 2 : 0, ncol = 1 + mc + nj;
-    double *L = work, *B = L + n * n, *X = B + n * ncol, *S = X + n * ncol;
-    /* B = [tau - C u | Phi_q^T | E]: (43), (46), the law, springs (20), constraint rows, friction directions */
-    double *eff = rec + 3 * n;
+    const double *S = work, *c = work + nb * sz, *V = work + 2 * nb * sz;
+    const int mc = task->constraint_kind ? 2 : 0, ncase = 1 + mc + nj;
+    double *IA = work + 2 * nb * sz + 6 * nb + 2 * n * n, *U = IA + 36 * nb, *Dinv = U + 6 * nb, *pA = Dinv + nb;
+    double *uu = pA + 6 * nb, *A = uu + nb, *QDD = A + 6 * nb * ncase, *ACOG = QDD + n * (ncase + 1);
+    /* body inertias, bias forces V x* I V - f_ext (springs on their body), the articulated inertias */
+    double fs[6] = {0, 0, 0, 0, 0, 0};
+    if (task->n_springs) point_spring_wrench(&v, task, V + 6 * task->spring_body, fs);
+    for (int k = 0; k < nb; k++) {
+        double *Ik = IA + 36 * k, h[6];
+        if (massless(m, k)) {
+            memset(Ik, 0, 36 * sizeof(double));
+            memset(pA + 6 * k, 0, 6 * sizeof(double));
+            continue; /* (the spring body has mass) */
+        }
+        spatial_inertia(v.rot + 9 * k, m->inertia + 9 * k, m->mass[k], v.cog + 3 * k, Ik);
+        mat6vec(Ik, V + 6 * k, h);
+        cross_force(V + 6 * k, h, pA + 6 * k);
+        if (task->n_springs && k == task->spring_body)
+            for (int i = 0; i < 6; i++) pA[6 * k + i] -= fs[i];
+    }
+    if (articulated_inertias(m, S, IA, U, Dinv)) return -1;
     law_efforts(law, n, q, u, inputs, eff);
-    for (int i = 0; i < n; i++) B[i * ncol] = eff[i] - law->g * v.mgz[i] - v.Cu[i];
-    if (task->n_springs) add_point_spring_forces(m, &v, task, B, ncol);
-    double G[6] = {0, 0, 0, 0, 0, 0}, target[2] = {0, 0}, phi[2] = {0, 0};
-    if (mc) ellipse_height_constraint(m, &v, task, t, G, phi, target, B, ncol);
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < nj; c++) B[i * ncol + 1 + mc + c] = (task->joint_coord[c] == i);
-    memcpy(L, v.M, sizeof(double) * n * n);
-    if (mbs_solve_spd(n, ncol, L, B, X)) return -1;
+    const double up[6] = {0, 0, 0, 0, 0, law->g}, still[6] = {0, 0, 0, 0, 0, 0};
+    articulated_solve(m, S, IA, U, Dinv, c, eff, up, pA, uu, QDD, A);
+    /* the unit loads */
+    double G[6] = {0, 0, 0, 0, 0, 0}, phi[2] = {0, 0}, target[2] = {0, 0};
+    if (mc) ellipse_height_constraint(&v, task, t, V + 6 * task->point_body, G, phi, target);
+    for (int cs = 1; cs < ncase; cs++) {
+        double *qc = QDD + n * cs, *Ac = A + 6 * nb * cs, *tau = NULL, *unit = QDD + n * ncase;
+        memset(pA, 0, sizeof(double) * 6 * nb);
+        if (cs <= mc) { /* a unit force G_r^T at the point: bias force -[p x F; F] */
+            const double *F = G + 3 * (cs - 1), *p = v.cog + 3 * task->point_body;
+            double *pk = pA + 6 * task->point_body, x[3];
+            cross3(p, F, x);
+            for (int i = 0; i < 3; i++) { pk[i] = -x[i]; pk[3 + i] = -F[i]; }
+        } else {
+            memset(unit, 0, sizeof(double) * n);
+            unit[task->joint_coord[cs - 1 - mc]] = 1.0;
+            tau = unit;
+        }
+        articulated_solve(m, S, IA, U, Dinv, NULL, tau, still, pA, uu, qc, Ac);
+    }
+    /* multipliers: G a_p(case 0 + l0 + Lm t_f) = target, a_p without the fictitious g e_z of case 0 */
     double l0[2] = {0, 0}, Lm[2 * 8] = {0}, lam[2] = {0, 0};
-    if (mc && eliminate_multipliers(n, nj, B, X, target, l0, Lm)) return -1;
+    if (mc) {
+        const int e = task->point_body;
+        double ap[11][3];
+        for (int cs = 0; cs < ncase; cs++)
+            point_acceleration(A + 6 * nb * cs + 6 * e, cs == 0 ? V + 6 * e : NULL, v.cog + 3 * e, ap[cs]);
+        ap[0][2] -= law->g;
+        double Sm[4], Y[2 * 9];
+        for (int r = 0; r < 2; r++) {
+            const double *g = G + 3 * r;
+            Sm[2 * r] = g[0] * ap[1][0] + g[1] * ap[1][1] + g[2] * ap[1][2];
+            Sm[2 * r + 1] = g[0] * ap[2][0] + g[1] * ap[2][1] + g[2] * ap[2][2];
+            Y[r * (1 + nj)] = target[r] - (g[0] * ap[0][0] + g[1] * ap[0][1] + g[2] * ap[0][2]);
+            for (int k = 0; k < nj; k++)
+                Y[r * (1 + nj) + 1 + k] = -(g[0] * ap[3 + k][0] + g[1] * ap[3 + k][1] + g[2] * ap[3 + k][2]);
+        }
+        const double det = Sm[0] * Sm[3] - Sm[1] * Sm[2];
+        if (!(fabs(det) > 0.0)) return -1;
+        for (int k = 0; k <= nj; k++) {
+            const double y0 = Y[k], y1 = Y[(1 + nj) + k];
+            const double x0 = (Sm[3] * y0 - Sm[1] * y1) / det, x1 = (-Sm[2] * y0 + Sm[0] * y1) / det;
+            if (k == 0) { l0[0] = x0; l0[1] = x1; } else { Lm[k - 1] = x0; Lm[nj + k - 1] = x1; }
+        }
+    }
+    /* joint forces f0 + F1 t_f in the joint frames; u' = a0 + A t_f */
     double f0[3 * 8], F1[3 * 8 * 8], fn[8], mu[8], zd[8], tf[8];
+    for (int cs = 0; cs < ncase; cs++) /* COG accelerations of the bodies with mass, per load case */
+        for (int b = 0; b < nb; b++)
+            if (m->mass[b] != 0.0)
+                point_acceleration(A + 6 * nb * cs + 6 * b, cs == 0 ? V + 6 * b : NULL, v.cog + 3 * b, ACOG + 3 * nb * cs + 3 * b);
     for (int jn = 0; jn < nj; jn++) {
-        joint_force_map(m, &v, task, law->g, jn, X, ncol, mc, G, l0, Lm, S + 3 * jn * n, f0, F1);
+        double fc[11][3], fl[3];
+        for (int cs = 0; cs < ncase; cs++) outboard_force(m, task, jn, ACOG + 3 * nb * cs, fc[cs]);
+        const double *R = v.rot + 9 * task->joint_body[jn];
+        for (int col = 0; col <= nj; col++) { /* 0: the affine part; 1 + k: per unit friction torque k */
+            const double la0 = col == 0 ? l0[0] : Lm[col - 1], la1 = col == 0 ? l0[1] : Lm[nj + col - 1];
+            const double *base = fc[col == 0 ? 0 : mc + col];
+            double f[3];
+            for (int i = 0; i < 3; i++)
+                f[i] = base[i] + (mc ? la0 * (fc[1][i] - G[i]) + la1 * (fc[2][i] - G[3 + i]) : 0.0);
+            mattvec3(R, f, fl);
+            for (int i = 0; i < 3; i++) {
+                if (col == 0) f0[3 * jn + i] = fl[i];
+                else F1[(3 * jn + i) * nj + col - 1] = fl[i];
+            }
+        }
         bristle(task, jn, u[task->joint_coord[jn]], z[jn], zd + jn, mu + jn);
     }
     friction_fixed_point(task, f0, F1, mu, tf, fn);
-    for (int i = 0; i < n; i++) {
-        double s = X[i * ncol];
-        for (int c = 0; c < nj; c++) s += X[i * ncol + 1 + mc + c] * tf[c];
-        udot[i] = s;
-    }
     for (int r = 0; r < mc; r++) {
-        double s = l0[r];
-        for (int c = 0; c < nj; c++) s += Lm[r * nj + c] * tf[c];
-        lam[r] = s;
+        double s_ = l0[r];
+        for (int k = 0; k < nj; k++) s_ += Lm[r * nj + k] * tf[k];
+        lam[r] = s_;
+    }
+    for (int i = 0; i < n; i++) {
+        double s_ = QDD[i];
+        for (int r = 0; r < mc; r++) s_ += QDD[n * (1 + r) + i] * lam[r];
+        for (int k = 0; k < nj; k++) s_ += QDD[n * (1 + mc + k) + i] * tf[k];
+        udot[i] = s_;
     }
     double *res = result;
     for (int jn = 0; jn < nj; jn++) res[jn] = zd[jn];
