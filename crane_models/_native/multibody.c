@@ -818,14 +818,14 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
         if (massless(m, k)) {
             memset(Ik, 0, 36 * sizeof(double));
             memset(pA + 6 * k, 0, 6 * sizeof(double));
-            continue; /* (the spring body has mass) */
+            continue;
         }
         spatial_inertia(v.rot + 9 * k, m->inertia + 9 * k, m->mass[k], v.cog + 3 * k, Ik);
         mat6vec(Ik, V + 6 * k, h);
         cross_force(V + 6 * k, h, pA + 6 * k);
-        if (task->n_springs && k == task->spring_body)
-            for (int i = 0; i < 6; i++) pA[6 * k + i] -= fs[i];
     }
+    if (task->n_springs)
+        for (int i = 0; i < 6; i++) pA[6 * task->spring_body + i] -= fs[i];
     if (articulated_inertias(m, S, IA, U, Dinv)) return -1;
     law_efforts(law, n, q, u, inputs, eff);
     const double up[6] = {0, 0, 0, 0, 0, law->g}, still[6] = {0, 0, 0, 0, 0, 0};
