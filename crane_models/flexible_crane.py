@@ -35,11 +35,11 @@ import math
 
 import numpy as np
 
+from .effort_laws import CoordinateEffortLaw
 from .flexible_crane_parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
                                         ProgrammedMotionParameters, SupportParameters, friction_arrays,
                                         support_arrays)
 from .friction import FRICTION_MODELS, BristleParameters, bristle_rate, check_parameters, friction_coefficient
-from .effort_laws import CoordinateEffortLaw
 from .kane import Body, Kinematics, MultibodySystem
 from .kane_native import NativeIntegration, NativeKinematics, NativeTask
 from .parameters import ParameterError, validate
@@ -146,7 +146,7 @@ class FlexibleCrane:
         self._drive = np.zeros(1)  # the law's one input, filled before each kernel call
         self.z_static = None
         self.constraint = None
-        self._native = None  # (native system, law, task) of the kernel path, made on first use
+        self._native = None  # (native system, law, task, integration) of the kernel path, made on first use
         if self.constraints_enabled:
             self.set_programmed_start(init)
 
