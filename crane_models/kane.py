@@ -426,8 +426,9 @@ class StateDerivative:
             return system.native.derivative(x, self._native_law, inputs)
         n = system.n
         kin = system.kinematics(x[:n], x[n:])
-        efforts = self.law.efforts(kin.q, kin.u, inputs)
-        udot, _, _ = system.accelerations(kin, system.gravity_forces(kin, self.g) + efforts)
+        gravity = system.gravity_forces(kin, self.g)
+        efforts = self.law.efforts(kin.q, kin.u, inputs, gravity)
+        udot, _, _ = system.accelerations(kin, gravity + efforts)
         kin.udot, kin.efforts, kin.xdot = udot, efforts, np.concatenate((kin.u, udot))
         return kin
 

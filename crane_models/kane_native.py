@@ -315,7 +315,8 @@ class NativeSystem:
 
 class _EffortLaw(ctypes.Structure):
     _fields_ = [("n_in", ctypes.c_int), ("g", ctypes.c_double)] + [
-        (name, ctypes.c_void_p) for name in ("constant", "input_gain", "linear", "cubic", "damping")]
+        (name, ctypes.c_void_p) for name in ("constant", "input_gain", "linear", "cubic", "damping", "stop_low",
+                                             "stop_high", "stop_k", "stop_c")] + [("gravity_compensation", ctypes.c_int)]
 
 
 class NativeEffortLaw:
@@ -324,11 +325,15 @@ class NativeEffortLaw:
     def __init__(self, law, g: float) -> None:
         self.g = float(g)
         self.n_inputs = law.n_inputs
+        self.gravity_compensation = bool(law.gravity_compensation)
         # Kept as attributes: the record holds raw pointers into them.
         self._arrays = [np.ascontiguousarray(a, dtype=float) for a in (
             law.constant, law.input_gain if law.n_inputs else np.zeros((law.n, 1)), law.linear, law.cubic,
-            law.damping)]
-        self._struct = _EffortLaw(law.n_inputs, self.g, *(a.ctypes.data for a in self._arrays))
+            law.damping, law.stop_low, law.stop_high, law.stop_stiffness, law.stop_damping)]
+        ptrs = [a.ctypes.data for a in self._arrays]
+        if not law.has_stops:
+            ptrs[5:] = [None] * 4
+        self._struct = _EffortLaw(law.n_inputs, self.g, *ptrs, int(law.gravity_compensation))
         self.pointer = ctypes.addressof(self._struct)
 
 
@@ -406,6 +411,8 @@ class NativeIntegration:
 
     def __init__(self, native: NativeSystem, law: NativeEffortLaw, task: Optional[NativeTask] = None,
                  make_aux=None) -> None:
+        if task is not None and law.gravity_compensation:
+            raise ValueError("mbs_task_derivative does not compute the weight term a gravity-compensating law needs")
         self._native, self._law, self._task = native, law, task
         self._make_aux = make_aux if make_aux is not None else (lambda record, tail: self.kinematics(record))
         n = native.n

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cylinders import CylinderGeometry
-from .kane import Body, Kinematics, MultibodySystem
+from .effort_laws import CoordinateEffortLaw
+from .kane import Body, Kinematics, MultibodySystem, StateDerivative, identity_map
 from .parameters import ParameterError, param, validate
 from .reactions import CylinderUnit, ReactionSolver
 
@@ -315,7 +316,11 @@ _REAL_OUTPUT_ORDER = (
 
 
 class KnuckleBoomModel:
-    """The crane with its controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract)."""
+    """The crane with its controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract).
+
+    The efforts -- inputs, the PD controller with gravity compensation, the end stops -- are one
+    :class:`effort_laws.CoordinateEffortLaw` on the three actuated joints, whose coordinates are their joint
+    variables (king angle, piston extensions): a state derivative, and the stepping, run in the kernel."""
 
     input_names = [name for name, _, _ in INPUTS]
     state_size = 6
@@ -327,12 +332,29 @@ class KnuckleBoomModel:
         validate(self.controller)
         self.controller_enabled = bool(controller_enabled)
         self._kp, self._kd = self.controller.kp, self.controller.kd
+        self.law = self._effort_law()
+        self._dynamics = StateDerivative(self.crane.system, self.law, self.crane.params.g)
 
-    def efforts(self, kin: Kinematics, inputs: np.ndarray, tau_g: np.ndarray) -> np.ndarray:
-        effort = inputs[:3].copy()
+    def _effort_law(self) -> CoordinateEffortLaw:
+        """Inputs ``w = [T1, F2, F3, q1_ref, q2_ref, q3_ref]``: efforts ``w[:3]`` plus, with the controller,
+        ``K_P (q_ref − q) − K_D u − τ_g``, plus the end stops of both cylinders
+        (:meth:`KnuckleBoomCrane.end_stop_forces`). The efforts act along the actuated joints, which are
+        the coordinates themselves (identity maps), so they are the generalized forces."""
+        sys, crane = self.crane.system, self.crane
+        if [sys.bodies[b].coordinate for b in crane.actuated] != [0, 1, 2] or any(
+                sys.bodies[b].joint_map is not identity_map for b in crane.actuated):
+            raise ValueError("the knuckle boom's actuated joints must be its coordinates q1, q2, q3")
+        gain, linear, damping = np.zeros((3, 6)), np.zeros(3), np.zeros(3)
+        gain[:, :3] = np.eye(3)
         if self.controller_enabled:
-            effort += self._kp * (inputs[3:6] - kin.q) - self._kd * kin.u - tau_g
-        return effort
+            gain[:, 3:] = np.diag(self._kp)
+            linear, damping = -self._kp, -self._kd
+        p = crane.params
+        low, high = np.array([s[0] for s in crane._stroke]), np.array([s[1] for s in crane._stroke])
+        stiffness = np.array([0.0, p.end_stop_stiffness, p.end_stop_stiffness])
+        stop_damping = np.array([0.0, p.end_stop_damping, p.end_stop_damping])
+        return CoordinateEffortLaw(np.zeros(3), gain, linear, np.zeros(3), damping, low, high, stiffness, stop_damping,
+                                   gravity_compensation=self.controller_enabled)
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         """``ẋ = [u; u̇]`` from (43) with gravity (67)-(68), controller, inputs and end stops.
@@ -341,15 +363,12 @@ class KnuckleBoomModel:
         the efforts along their joints give the same ``τ`` as ``Σ Pᵀ Π W_e`` (46); the wrenches needed
         for the reactions are built only in :meth:`outputs`.
         """
-        crane = self.crane
-        sys = crane.system
-        kin = sys.kinematics(x[:3], x[3:])
-        tau_g = sys.gravity_forces(kin, crane.params.g)
-        effort = self.efforts(kin, inputs, tau_g)
-        stop, active = crane.end_stop_forces(kin.q, kin.u)
-        tau = tau_g + sys.joint_forces(kin, crane.actuated, effort + stop)
-        udot, M, _ = sys.accelerations(kin, tau)
-        return np.concatenate((kin.u, udot)), (kin, udot, effort, stop, active, M)
+        kin = self._dynamics(x, inputs)
+        return kin.xdot, kin
+
+    def compiled(self, t: float, inputs: np.ndarray):
+        """The whole right-hand side in the kernel (:mod:`simulation`'s hook), None without the kernel."""
+        return self._dynamics.compiled(inputs)
 
     def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
         """``(ẋ, aux)`` for new inputs at the same state, from the previous evaluation.
@@ -357,19 +376,21 @@ class KnuckleBoomModel:
         ``ẋ`` is affine in the inputs (efforts enter (43) linearly, the set-points through ``Kp``), so
         ``Δu̇ = M⁻¹ Δτ`` is exact; this saves a full evaluation at every communication point.
         """
-        kin, udot, effort, stop, active, M = aux
-        delta = new - old
-        d_effort = delta[:3].copy()
-        if self.controller_enabled:
-            d_effort += self._kp * delta[3:6]
-        udot = udot + self.crane.system.solve_with(kin, self.crane.system.joint_forces(kin, self.crane.actuated, d_effort))
-        return np.concatenate((kin.u, udot)), (kin, udot, effort + d_effort, stop, active, M)
+        kin = self._dynamics.with_new_inputs(aux, old, new)
+        return kin.xdot, kin
+
+    def applied_efforts(self, kin: Kinematics) -> tuple:
+        """``(effort, stop, active)``: actuator efforts (inputs and controller), end-stop forces and whether a
+        piston is beyond its stroke, at the evaluation ``kin``."""
+        stop, active = self.crane.end_stop_forces(kin.q, kin.u)
+        return kin.efforts - stop, stop, active
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin, udot, effort, stop, active, _ = aux
+        kin = aux
+        effort, stop, active = self.applied_efforts(kin)
         crane = self.crane
         wrenches = crane.system.gravity_wrenches(kin, crane.params.g) + crane.actuator_wrenches(effort + stop)
-        r = crane.reactions(kin, udot, wrenches)
+        r = crane.reactions(kin, kin.udot, wrenches)
         angles = crane.angles(kin)
         # One flat vector in the order of _REAL_OUTPUT_ORDER; tolist() gives Python floats in one call.
         values = np.concatenate((x, [angles["alpha2"], angles["alpha3"], angles["beta2"], angles["beta3"]],

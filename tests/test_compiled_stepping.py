@@ -56,6 +56,30 @@ def test_vessel_crane_steps_in_the_kernel_as_in_python(stepper, atol):
         assert sims[0].stepper.stats[key] == sims[1].stepper.stats[key], key
 
 
+def test_knuckle_boom_steps_in_the_kernel_as_in_python_with_its_end_stops():
+    """The hoisting demo driven into the stroke limit of cylinder 3 (set-point beyond it): the law's end stops
+    and gravity compensation in the kernel, against the Python stepper."""
+    from crane_models.fmu_specs import SPECS
+    from crane_models.scenarios import knuckle_boom_hoisting
+
+    sc = knuckle_boom_hoisting()
+    spec = SPECS["KnuckleBoomCrane"]()
+    values = {v.name: v.start for v in spec.parameters}
+    values.update(sc.start_values)
+    hi3 = KnuckleBoomModel().crane._stroke[2][1]
+    values.update(q3_0=hi3 - 0.001, u3_0=0.05)  # running into the stop, the PD pushing it further
+    sims = []
+    for compiled in (True, False):
+        model, x0, opts = spec.build(values)
+        sims.append(CoSimulation(model if compiled else _without_kernel_stepping(model), x0, **opts))
+    push = lambda t: np.concatenate((np.zeros(3), [0.0, 0.6, hi3 + 0.05]))  # noqa: E731
+    a, b = (_run(s, 100, 0.01, push) for s in sims)
+    assert _agree(a, b) < 1e-9
+    assert sims[0].outputs()["end_stop_active"] == 1 and sims[0].outputs()["end_stop_force3"] < 0.0
+    for key in ("evaluations", "accepted", "rejected"):
+        assert sims[0].stepper.stats[key] == sims[1].stepper.stats[key], key
+
+
 @pytest.mark.parametrize("n_rfe", [1, 4])
 def test_flexible_crane_steps_in_the_kernel_as_in_python_across_the_torque_pulse_end(n_rfe):
     """Steps of 0.0099 s (not a divisor of the pulse's 0.1 s): the switching time falls inside a step, which

@@ -51,3 +51,35 @@ def test_a_law_with_mismatched_arrays_names_the_field():
     with pytest.raises(ValueError, match="damping must have shape"):
         CoordinateEffortLaw(constant=np.zeros(3), input_gain=np.zeros((3, 0)), linear=np.zeros(3), cubic=np.zeros(3),
                             damping=np.zeros(2))
+
+
+def test_knuckle_boom_law_end_stops_are_the_cranes_end_stops():
+    """The law's one-sided stops against KnuckleBoomCrane.end_stop_forces (the model's own definition):
+    inside the stroke, beyond either limit, and moving back out fast enough that the damper would pull
+    (the stop must then give zero, not a pulling force)."""
+    from crane_models.knuckle_boom import KnuckleBoomModel
+
+    model = KnuckleBoomModel()
+    (lo2, hi2), (lo3, hi3) = model.crane._stroke[1], model.crane._stroke[2]
+    cases = [([0.1, 0.5 * (lo2 + hi2), 0.5 * (lo3 + hi3)], [0.0, 0.1, -0.1]),
+             ([0.0, lo2 - 1e-3, hi3 + 2e-3], [0.0, -0.05, 0.05]),
+             ([0.0, lo2 - 1e-3, hi3 + 2e-3], [0.0, 1.0, -1.0])]  # c u exceeds k δ: the damper would pull
+    for q, u in cases:
+        q, u = np.array(q), np.array(u)
+        expected, _ = model.crane.end_stop_forces(q, u)
+        assert np.allclose(model.law.stops(q, u), expected, rtol=1e-14, atol=0.0)
+    assert np.all(model.law.stops(*map(np.array, cases[2])) == 0.0) and np.any(model.law.stops(*map(np.array, cases[1])))
+
+
+def test_knuckle_boom_controller_compensates_gravity():
+    """Holding the pose (set-points at q, u = 0, no input efforts) the law's efforts are −τ_g exactly, so the
+    crane stays at rest: u̇ = 0."""
+    from crane_models.knuckle_boom import KnuckleBoomModel
+
+    model = KnuckleBoomModel()
+    q = np.array([0.3, 0.9, 1.1])
+    x = np.concatenate((q, np.zeros(3)))
+    kin = model.derivative(0.0, x, np.concatenate((np.zeros(3), q)))[1]
+    tau_g = model.crane.system.gravity_forces(model.crane.system.kinematics(q, np.zeros(3)), model.crane.params.g)
+    assert np.allclose(kin.efforts, -tau_g, rtol=1e-12, atol=1e-9)
+    assert np.allclose(kin.udot, 0.0, atol=1e-9)

@@ -288,3 +288,30 @@ def test_branched_tree_with_coordinates_out_of_path_order_matches_numpy():
         x, w = np.concatenate((q, u)), rng.normal(size=2)
         a, b = StateDerivative(system, law, 9.81)(x, w), StateDerivative(ref, law, 9.81)(x, w)
         assert close(a.udot, b.udot, 1e-9)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_knuckle_boom_law_with_end_stops_and_gravity_compensation_matches_numpy(enabled, monkeypatch):
+    """The knuckle boom's effort law in the kernel (inputs, PD, gravity compensation, one-sided end stops)
+    against its numpy form, at states inside the strokes, beyond either limit, and moving out of a stop
+    fast enough that the damper term would pull (the stop must give zero there)."""
+    from crane_models.knuckle_boom import KnuckleBoomModel
+
+    native = KnuckleBoomModel(controller_enabled=enabled)
+    if native.crane.system.native is None:
+        pytest.skip("kernel not loaded")
+    monkeypatch.setattr(kane_native, "native_enabled", lambda: False)
+    reference = KnuckleBoomModel(controller_enabled=enabled)
+    monkeypatch.undo()
+    (lo2, hi2), (lo3, hi3) = native.crane._stroke[1], native.crane._stroke[2]
+    rng = np.random.default_rng(29)
+    states = [([0.2, 0.5 * (lo2 + hi2), 0.5 * (lo3 + hi3)], [0.1, 0.2, -0.2]),
+              ([0.2, lo2 - 2e-3, hi3 + 3e-3], [0.0, -0.01, 0.01]),  # both stops pushing
+              ([0.2, lo2 - 2e-3, hi3 + 3e-3], [0.0, 0.5, -0.5])]  # leaving fast: no pull
+    for q, u in states:
+        x = np.array(q + u)
+        inputs = np.concatenate((rng.normal(size=3) * 1e4, [0.1, 0.9, 1.0]))
+        a, b = native.derivative(0.0, x, inputs)[1], reference.derivative(0.0, x, inputs)[1]
+        assert close(a.efforts, b.efforts, 1e-12) and close(a.udot, b.udot, 1e-9)
+        stop, _ = native.crane.end_stop_forces(x[:3], x[3:])
+        assert close(native.applied_efforts(a)[1], stop)

@@ -475,8 +475,9 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x) {
 }
 
 /* Joint efforts given per generalized coordinate (crane_models/effort_laws.py, the specification):
- * e_i = c_i + sum_j B_ij w_j + k1_i q_i + k3_i q_i^3 + d_i u_i with the inputs w -- springs (linear and the
- * cubic vessel springs of the moving-base paper, III-D), PD control to set-points in w (63), input efforts. */
+ * e_i = c_i + sum_j B_ij w_j + k1_i q_i + k3_i q_i^3 + d_i u_i [+ end stop_i] [- tau_g,i] with the inputs w --
+ * springs (linear and the cubic vessel springs of the moving-base paper, III-D), PD control to set-points
+ * in w (63), input efforts, one-sided end stops, gravity compensation. */
 typedef struct {
     int n_in;
     double g;                   /* gravity, for the weight term of (46) */
@@ -485,14 +486,22 @@ typedef struct {
     const double *linear;       /* (n) */
     const double *cubic;        /* (n) */
     const double *damping;      /* (n) */
+    const double *stop_low, *stop_high, *stop_k, *stop_c; /* (n) each, or NULL: no end stops */
+    int gravity_compensation;   /* 1: e -= tau_g = -g mgz */
 } mbs_effort_law;
 
-/* The law's efforts e = c + B w + k1 q + k3 q^3 + d u (effort_laws.CoordinateEffortLaw.efforts). */
+/* The law's efforts (effort_laws.CoordinateEffortLaw.efforts); mgz: the weight term of (46), for gravity
+ * compensation (NULL: the law must not compensate). */
 static void law_efforts(const mbs_effort_law *law, int n, const double *q, const double *u, const double *inputs,
-                        double *eff) {
+                        const double *mgz, double *eff) {
     for (int i = 0; i < n; i++) {
         double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
         for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
+        if (law->stop_k) { /* end stop: pushes back beyond a stroke limit, never pulls (end_stop_efforts) */
+            if (q[i] < law->stop_low[i]) e += fmax(law->stop_k[i] * (law->stop_low[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
+            else if (q[i] > law->stop_high[i]) e += fmin(law->stop_k[i] * (law->stop_high[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
+        }
+        if (law->gravity_compensation && mgz) e += law->g * mgz[i];
         eff[i] = e;
     }
 }
@@ -511,7 +520,7 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     const double *M = out + 15 * nb + 2 * nb * 6 * n + 6 * nb + 2 * nb + 4 * nb * n;
     const double *mgz = M + 2 * n * n, *Minv = mgz + n, *Cu = Minv + n * n;
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
-    law_efforts(law, n, q, u, inputs, eff);
+    law_efforts(law, n, q, u, inputs, mgz, eff);
     for (int i = 0; i < n; i++) rhs[i] = eff[i] - law->g * mgz[i] - Cu[i];
     if (m->invert && Minv[0] == Minv[0]) {
         for (int i = 0; i < n; i++) {
@@ -827,7 +836,7 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     if (task->n_springs)
         for (int i = 0; i < 6; i++) pA[6 * task->spring_body + i] -= fs[i];
     if (articulated_inertias(m, S, IA, U, Dinv)) return -1;
-    law_efforts(law, n, q, u, inputs, eff);
+    law_efforts(law, n, q, u, inputs, NULL, eff); /* (no weight term here: NativeTask refuses compensation) */
     const double up[6] = {0, 0, 0, 0, 0, law->g}, still[6] = {0, 0, 0, 0, 0, 0};
     articulated_solve(m, S, IA, U, Dinv, c, eff, up, pA, uu, QDD, A);
     /* the unit loads */
