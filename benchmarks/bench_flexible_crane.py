@@ -120,7 +120,7 @@ def main() -> int:
             stop = args.stop or default_stop.get(n, 0.05)
             for integrator in args.integrators:
                 _, wall = run_fmu(fmu, flexible_crane_paper(n_rfe=n, stop_time=stop, integrator=integrator),
-                                  args.step)
+                                  args.step, warm_up=True)
                 c = in_process(n, integrator, stop, args.step)
                 print(f"{n:>5} {ndof:>5} {w:>8.0f}/s {cap:>9.2e} {cost * 1e6:>5.0f}us "
                       f"{STEPPER_NAMES[integrator]:>9} {stop:>5.2f} {wall:>6.1f}s {stop / wall:>7.3f} "

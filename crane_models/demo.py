@@ -63,7 +63,7 @@ def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None) -> 
         sc_dir = out_dir / name
         sc_dir.mkdir(parents=True, exist_ok=True)
         print(f"running {name}: FMU under fmpy (step {step * 1e3:g} ms) and standalone solver ...", flush=True)
-        result, wall = run_fmu(fmu_dir / f"{sc.fmu}.fmu", sc, step)
+        result, wall = run_fmu(fmu_dir / f"{sc.fmu}.fmu", sc, step, warm_up=True)
         t0 = time.perf_counter()
         reference = run_standalone(sc, step)
         wall_ref = time.perf_counter() - t0
