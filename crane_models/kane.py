@@ -412,18 +412,19 @@ class StateDerivative:
         if native is None:
             return None
         if self._integration is None or self._integration[0] is not native:
-            if self._native_law is None:
-                self._native_law = native.effort_law(self.law, self.g)
-            self._integration = (native, NativeIntegration(native, self._native_law))
+            self._integration = (native, NativeIntegration(native, self._law_record(native)))
         return self._integration[1], inputs
+
+    def _law_record(self, native: NativeSystem):
+        if self._native_law is None:
+            self._native_law = native.effort_law(self.law, self.g)
+        return self._native_law
 
     def __call__(self, x: np.ndarray, inputs: np.ndarray) -> Kinematics:
         """The kinematics at ``x = [q; u]`` with ``udot``, ``efforts`` and ``xdot`` set."""
         system = self.system
         if system.native is not None:
-            if self._native_law is None:
-                self._native_law = system.native.effort_law(self.law, self.g)
-            return system.native.derivative(x, self._native_law, inputs)
+            return system.native.derivative(x, self._law_record(system.native), inputs)
         n = system.n
         kin = system.kinematics(x[:n], x[n:])
         gravity = system.gravity_forces(kin, self.g)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cylinders import CylinderGeometry
-from .effort_laws import CoordinateEffortLaw
+from .effort_laws import CoordinateEffortLaw, end_stop_efforts
 from .kane import Body, Kinematics, MultibodySystem, StateDerivative, identity_map
 from .parameters import ParameterError, param, validate
 from .reactions import CylinderUnit, ReactionSolver
@@ -168,23 +168,20 @@ class KnuckleBoomCrane:
         """Generalized gravity forces ``τ_g = Σ Pᵀ Π W_gravity`` (46)."""
         return self.system.gravity_forces(kin, self.params.g)
 
-    def end_stop_forces(self, q: np.ndarray, u: np.ndarray) -> tuple:
-        """Spring-damper force of the end stops, pushing back into the stroke range, and an active flag.
+    def end_stops(self) -> tuple:
+        """``(low, high, stiffness, damping)`` per coordinate: the stroke limits of both cylinders with the
+        end-stop spring-damper; none on the king."""
+        p = self.params
+        low, high = np.array([s[0] for s in self._stroke]), np.array([s[1] for s in self._stroke])
+        return (low, high, np.array([0.0, p.end_stop_stiffness, p.end_stop_stiffness]),
+                np.array([0.0, p.end_stop_damping, p.end_stop_damping]))
 
-        The damper may only push (a stop cannot pull the piston back into contact)."""
-        k, c = self.params.end_stop_stiffness, self.params.end_stop_damping
-        force = [0.0, 0.0, 0.0]
-        active = False
-        for i in (1, 2):
-            lo, hi = self._stroke[i]
-            qi, ui = float(q[i]), float(u[i])
-            if qi < lo:
-                force[i] = max(k * (lo - qi) - c * ui, 0.0)
-                active = True
-            elif qi > hi:
-                force[i] = min(k * (hi - qi) - c * ui, 0.0)
-                active = True
-        return np.array(force), active
+    def end_stop_forces(self, q: np.ndarray, u: np.ndarray) -> tuple:
+        """Spring-damper force of the end stops, pushing back into the stroke range (the damper may only
+        push: a stop cannot pull the piston back into contact), and whether a piston is beyond a limit."""
+        low, high, k, c = self.end_stops()
+        q, u = np.asarray(q, dtype=float), np.asarray(u, dtype=float)
+        return end_stop_efforts(q, u, low, high, k, c), bool(np.any((q < low) | (q > high)))
 
     # -- dynamics -------------------------------------------------------------------------------
     def evaluate(self, q: np.ndarray, u: np.ndarray, efforts: np.ndarray, kin: Kinematics | None = None):
@@ -349,11 +346,7 @@ class KnuckleBoomModel:
         if self.controller_enabled:
             gain[:, 3:] = np.diag(self._kp)
             linear, damping = -self._kp, -self._kd
-        p = crane.params
-        low, high = np.array([s[0] for s in crane._stroke]), np.array([s[1] for s in crane._stroke])
-        stiffness = np.array([0.0, p.end_stop_stiffness, p.end_stop_stiffness])
-        stop_damping = np.array([0.0, p.end_stop_damping, p.end_stop_damping])
-        return CoordinateEffortLaw(np.zeros(3), gain, linear, np.zeros(3), damping, low, high, stiffness, stop_damping,
+        return CoordinateEffortLaw(np.zeros(3), gain, linear, np.zeros(3), damping, *crane.end_stops(),
                                    gravity_compensation=self.controller_enabled)
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):

@@ -53,22 +53,26 @@ def test_a_law_with_mismatched_arrays_names_the_field():
                             damping=np.zeros(2))
 
 
-def test_knuckle_boom_law_end_stops_are_the_cranes_end_stops():
-    """The law's one-sided stops against KnuckleBoomCrane.end_stop_forces (the model's own definition):
-    inside the stroke, beyond either limit, and moving back out fast enough that the damper would pull
-    (the stop must then give zero, not a pulling force)."""
+def test_end_stops_push_back_and_never_pull():
+    """The knuckle boom's stops (stroke limits, end_stop_stiffness k, end_stop_damping c of its parameters),
+    written out: inside the stroke nothing; beyond the lower limit max(k δ − c u, 0) outward, beyond the
+    upper one min(−k δ − c u, 0); leaving a stop fast enough that c u exceeds k δ gives 0, not a pull."""
     from crane_models.knuckle_boom import KnuckleBoomModel
 
     model = KnuckleBoomModel()
+    p = model.crane.params
+    k, c = p.end_stop_stiffness, p.end_stop_damping
     (lo2, hi2), (lo3, hi3) = model.crane._stroke[1], model.crane._stroke[2]
-    cases = [([0.1, 0.5 * (lo2 + hi2), 0.5 * (lo3 + hi3)], [0.0, 0.1, -0.1]),
-             ([0.0, lo2 - 1e-3, hi3 + 2e-3], [0.0, -0.05, 0.05]),
-             ([0.0, lo2 - 1e-3, hi3 + 2e-3], [0.0, 1.0, -1.0])]  # c u exceeds k δ: the damper would pull
-    for q, u in cases:
-        q, u = np.array(q), np.array(u)
-        expected, _ = model.crane.end_stop_forces(q, u)
-        assert np.allclose(model.law.stops(q, u), expected, rtol=1e-14, atol=0.0)
-    assert np.all(model.law.stops(*map(np.array, cases[2])) == 0.0) and np.any(model.law.stops(*map(np.array, cases[1])))
+    mid = np.array([0.1, 0.5 * (lo2 + hi2), 0.5 * (lo3 + hi3)])
+    assert np.all(model.law.stops(mid, np.array([0.0, 0.1, -0.1])) == 0.0)
+    q = np.array([0.0, lo2 - 1e-3, hi3 + 2e-3])
+    slow = np.array([0.0, -0.05, 0.05])
+    assert np.allclose(model.law.stops(q, slow), [0.0, k * 1e-3 - c * -0.05, -k * 2e-3 - c * 0.05], rtol=1e-9)
+    fast_out = np.array([0.0, 1.0, -1.0])  # moving back into the stroke faster than the spring pushes
+    assert np.all(model.law.stops(q, fast_out) == 0.0)
+    stop, active = model.crane.end_stop_forces(q, slow)
+    assert active and np.array_equal(stop, model.law.stops(q, slow))
+    assert not model.crane.end_stop_forces(mid, slow)[1]
 
 
 def test_knuckle_boom_controller_compensates_gravity():

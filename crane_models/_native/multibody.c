@@ -41,8 +41,35 @@ static int record_head(const mbs_model *m) { return 4 * m->n + 3 * m->nb; }
 
 
 typedef struct {
-    double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz, *Cu, *pdu;
+    double *rotation, *origin, *cog, *P, *Pdot, *twist, *theta, *theta_dot, *G, *cogjac, *M, *C, *mgz, *Minv, *Cu,
+        *pdu;
 } mbs_out;
+
+/* The outputs' layout (kane_native.NativeSystem mirrors it): rotation (nb, 3, 3), origin, cog (nb, 3), P, Pdot
+ * (nb, 6, n), twist (nb, 6), theta, theta_dot (nb), G (nb, n), COG Jacobian (nb, 3, n), M, C (n, n), the
+ * weight term (n), M^-1 (n, n), C u (n), Pdot u (nb, 6). */
+static mbs_out layout_of(const mbs_model *m, double *out) {
+    const int nb = m->nb, n = m->n, sz = 6 * n;
+    mbs_out o;
+    double *p = out;
+    o.rotation = p; p += 9 * nb;
+    o.origin = p; p += 3 * nb;
+    o.cog = p; p += 3 * nb;
+    o.P = p; p += nb * sz;
+    o.Pdot = p; p += nb * sz;
+    o.twist = p; p += 6 * nb;
+    o.theta = p; p += nb;
+    o.theta_dot = p; p += nb;
+    o.G = p; p += nb * n;
+    o.cogjac = p; p += 3 * nb * n;
+    o.M = p; p += n * n;
+    o.C = p; p += n * n;
+    o.mgz = p; p += n;
+    o.Minv = p; p += n * n;
+    o.Cu = p; p += n;
+    o.pdu = p; /* (nb, 6): Pdot_k u, the velocity-product part of the body accelerations (27) */
+    return o;
+}
 
 static void cross3(const double *a, const double *b, double *c) {
     c[0] = a[1] * b[2] - a[2] * b[1];
@@ -179,23 +206,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
                          double *work, int mode, int keep1, int keep2) {
     const int coriolis_matrix = mode & EV_CORIOLIS_MATRIX;
     const int nb = m->nb, n = m->n, sz = 6 * n;
-    mbs_out o;
-    double *p = out;
-    o.rotation = p; p += 9 * nb;
-    o.origin = p; p += 3 * nb;
-    o.cog = p; p += 3 * nb;
-    o.P = p; p += nb * sz;
-    o.Pdot = p; p += nb * sz;
-    o.twist = p; p += 6 * nb;
-    o.theta = p; p += nb;
-    o.theta_dot = p; p += nb;
-    o.G = p; p += nb * n;
-    o.cogjac = p; p += 3 * nb * n;
-    o.M = p; p += n * n;
-    o.C = p; p += n * n;
-    o.mgz = p; p += n + n * n; /* then M^-1 */
-    o.Cu = p; p += n;
-    o.pdu = p; /* (nb, 6): Pdot_k u, the velocity-product part of the body accelerations (27) */
+    const mbs_out o = layout_of(m, out);
     const int full = mode & EV_ALL_BODIES;
     double *Jw = work, *Jdw = work + nb * sz, *V = work + 2 * nb * sz;
     if (!(mode & EV_SPATIAL)) {
@@ -426,7 +437,7 @@ static int evaluate_tree(const mbs_model *m, const double *q, const double *u, c
     for (int r_ = 0; r_ < n; r_++)
         for (int j = 0; j < r_; j++) o.M[r_ * n + j] = o.M[j * n + r_];
     if (m->invert && (mode & EV_INVERSE)) {
-        double *L = work + 2 * nb * sz + 6 * nb, *I = L + n * n, *Minv = o.mgz + n;
+        double *L = work + 2 * nb * sz + 6 * nb, *I = L + n * n, *Minv = o.Minv;
         memcpy(L, o.M, sizeof(double) * n * n);
         memset(I, 0, sizeof(double) * n * n);
         for (int i = 0; i < n; i++) I[i * n + i] = 1.0;
@@ -512,13 +523,13 @@ static void law_efforts(const mbs_effort_law *law, int n, const double *q, const
  * Returns 0, k + 1 as mbs_evaluate, or -1 when M is not positive definite (udot is then not written). */
 int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, double *rec,
                    double *work) {
-    const int n = m->n, nb = m->nb;
+    const int n = m->n;
     const double *q = rec, *u = rec + n;
     double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
     const int code = evaluate_tree(m, q, u, rec + 4 * n, out, work, EV_INVERSE, -1, -1);
     if (code) return code;
-    const double *M = out + 15 * nb + 2 * nb * 6 * n + 6 * nb + 2 * nb + 4 * nb * n;
-    const double *mgz = M + 2 * n * n, *Minv = mgz + n, *Cu = Minv + n * n;
+    const mbs_out o = layout_of(m, out);
+    const double *M = o.M, *mgz = o.mgz, *Minv = o.Minv, *Cu = o.Cu;
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
     law_efforts(law, n, q, u, inputs, mgz, eff);
     for (int i = 0; i < n; i++) rhs[i] = eff[i] - law->g * mgz[i] - Cu[i];
@@ -563,24 +574,14 @@ static void quintic_rise(double t, double z0, double dz, double tc, double *out)
 
 static double sign(double x) { return (x > 0.0) - (x < 0.0); }
 
-/* Pointers into a record's outputs (layout of mbs_out). */
+/* Read-only pointers into a record's outputs (layout_of). */
 typedef struct {
-    const double *rot, *org, *cog, *P, *twist, *cogjac, *M, *mgz, *Cu, *pdu;
+    const double *rot, *org, *cog, *P, *twist, *cogjac, *M, *mgz, *Minv, *Cu, *pdu;
 } record_view;
 
 static record_view view_of(const mbs_model *m, const double *rec) {
-    const int nb = m->nb, n = m->n;
-    record_view v;
-    v.rot = rec + record_head(m);
-    v.org = v.rot + 9 * nb;
-    v.cog = v.org + 3 * nb;
-    v.P = v.cog + 3 * nb;
-    v.twist = v.P + 12 * nb * n;
-    v.cogjac = v.twist + 8 * nb + nb * n;
-    v.M = v.cogjac + 3 * nb * n;
-    v.mgz = v.M + 2 * n * n;
-    v.Cu = v.mgz + n + n * n;
-    v.pdu = v.Cu + n;
+    const mbs_out o = layout_of(m, (double *)(rec + record_head(m))); /* read only */
+    const record_view v = {o.rotation, o.origin, o.cog, o.P, o.twist, o.cogjac, o.M, o.mgz, o.Minv, o.Cu, o.pdu};
     return v;
 }
 
