@@ -153,6 +153,7 @@ class KnuckleBoomCrane:
         self.total_mass = float(self.system.mass.sum())
         self.actuated = [ix["king"], ix["piston2"], ix["piston3"]]  # bodies whose joints T1, F2, F3 drive
         self._stroke = [(-np.inf, np.inf), p.stroke(2), p.stroke(3)]
+        self._end_stops = self.end_stops()
 
     # -- forces ---------------------------------------------------------------------------------
     def actuator_wrenches(self, efforts: np.ndarray) -> np.ndarray:
@@ -179,9 +180,11 @@ class KnuckleBoomCrane:
     def end_stop_forces(self, q: np.ndarray, u: np.ndarray) -> tuple:
         """Spring-damper force of the end stops, pushing back into the stroke range (the damper may only
         push: a stop cannot pull the piston back into contact), and whether a piston is beyond a limit."""
-        low, high, k, c = self.end_stops()
+        low, high, k, c = self._end_stops
         q, u = np.asarray(q, dtype=float), np.asarray(u, dtype=float)
-        return end_stop_efforts(q, u, low, high, k, c), bool(np.any((q < low) | (q > high)))
+        if not any(qi < lo or qi > hi for qi, lo, hi in zip(q.tolist(), low, high)):  # the usual case, cheaply
+            return np.zeros(3), False
+        return end_stop_efforts(q, u, low, high, k, c), True
 
     # -- dynamics -------------------------------------------------------------------------------
     def evaluate(self, q: np.ndarray, u: np.ndarray, efforts: np.ndarray, kin: Kinematics | None = None):
