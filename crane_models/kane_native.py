@@ -495,9 +495,6 @@ class NativeReactions:
         self._work = np.empty(6 * len(item_body) + 6 * native.nb)
         self._work_ptr = self._work.ctypes.data
 
-    def projections_record(self, kin: NativeKinematics) -> np.ndarray:
-        return self._native.projections_record(kin)
-
     def evaluate(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray) -> tuple:
         """``(total (nb, 6), supports (ncyl, 2, 6), joints (nb, 6))`` for a kinematics record."""
         n, nb = self._native.n, self._native.nb

@@ -113,7 +113,7 @@ class ReactionSolver:
         (ncyl, 2, 6) array and the joint reactions (56) -- the three steps below in one call (in the
         compiled kernel when the kinematics came from it)."""
         if self.native is not None and kin.record is not None:
-            return self.native.evaluate(self.native.projections_record(kin), udot, external)
+            return self.native.evaluate(self.system.native.projections_record(kin), udot, external)
         total = self.total_wrenches(kin, external, udot)
         supports = self.cylinder_support_wrenches(kin, total)
         joints = self.joint_reactions(kin, total, supports)
