@@ -20,8 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from crane_models.cosim import run_fmu_manual  # noqa: E402
-from crane_models.scenarios import Scenario, knuckle_boom_hoisting  # noqa: E402
+from crane_models.simulation.runs import run_fmu_manual  # noqa: E402
+from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting  # noqa: E402
+from crane_models.simulation.scenario import Scenario  # noqa: E402
 from engine_runs import run_ecos, run_libcosim  # noqa: E402
 
 TRIVIAL = '''
@@ -73,7 +74,7 @@ def main() -> None:
     step = 0.01
     with tempfile.TemporaryDirectory(prefix="bench_engines_") as tmp:
         tmp = Path(tmp)
-        from crane_cosim_build.build_fmus import build_all
+        from crane_models.fmi.build import build_all
 
         build_all(tmp / "fmus")
         crane = tmp / "fmus" / "KnuckleBoomCrane.fmu"

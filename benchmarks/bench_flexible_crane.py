@@ -28,8 +28,8 @@ STEPPER_NAMES = {0: "RK23", 1: "ROS34PW2", 2: "DOPRI5"}
 
 
 def model_cost(n_rfe: int, repeat: int = 300) -> tuple:
-    from crane_models.flexible_crane import highest_frequency
-    from crane_models.flexible_crane_spec import build_model
+    from crane_models.models.flexible_crane.statics import highest_frequency
+    from crane_models.models.flexible_crane.spec import build_model
 
     model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": 0})
     x = x0.copy()
@@ -57,9 +57,9 @@ def state_names(model) -> list:
 def limiting_states(n_rfe: int, integrator: int, stop: float, step: float) -> str:
     """Which state components set the step: the stepper in Python (the kernel takes the same steps but
     does not report its error vector), over ``stop`` seconds."""
-    from crane_models import integrators
-    from crane_models.flexible_crane_spec import build_model
-    from crane_models.simulation import CoSimulation
+    from crane_models.simulation import integrators
+    from crane_models.models.flexible_crane.spec import build_model
+    from crane_models.simulation.cosimulation import CoSimulation
 
     model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": integrator})
     model.compiled = lambda t, inputs: None
@@ -83,8 +83,8 @@ def limiting_states(n_rfe: int, integrator: int, stop: float, step: float) -> st
 
 def in_process(n_rfe: int, integrator: int, stop: float, step: float) -> dict:
     """The FMU's stepping code in-process: counts per simulated second, median step."""
-    from crane_models.flexible_crane_spec import build_model
-    from crane_models.simulation import CoSimulation
+    from crane_models.models.flexible_crane.spec import build_model
+    from crane_models.simulation.cosimulation import CoSimulation
 
     model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": integrator})
     sim = CoSimulation(model, x0, **opts)
@@ -105,9 +105,9 @@ def main() -> int:
     ap.add_argument("--integrators", type=int, nargs="*", default=[2])
     ap.add_argument("--step", type=float, default=0.01)
     args = ap.parse_args()
-    from crane_cosim_build.build_fmus import build_fmu
-    from crane_models.cosim import run_fmu
-    from crane_models.flexible_crane_scenarios import flexible_crane_paper
+    from crane_models.fmi.build import build_fmu
+    from crane_models.simulation.runs import run_fmu
+    from crane_models.models.flexible_crane.scenarios import flexible_crane_paper
 
     default_stop = {1: 10.0, 4: 10.0, 8: 2.0, 16: 0.5}
     with tempfile.TemporaryDirectory() as tmp:

@@ -28,7 +28,7 @@ def build_null_fmu(out: Path) -> Path:
 
 
 def model_evaluation_costs() -> dict:
-    from crane_models.knuckle_boom import KnuckleBoomInitialState, KnuckleBoomModel
+    from crane_models.models.knuckle_boom.crane import KnuckleBoomInitialState, KnuckleBoomModel
 
     x = KnuckleBoomInitialState().state()
     x[3:] = [0.1, 0.05, -0.02]
@@ -36,9 +36,9 @@ def model_evaluation_costs() -> dict:
 
 
 def main() -> int:
-    from crane_cosim_build.build_fmus import build_fmu
-    from crane_models.cosim import run_fmu, run_fmu_manual, run_standalone
-    from crane_models.scenarios import knuckle_boom_hoisting
+    from crane_models.fmi.build import build_fmu
+    from crane_models.simulation.runs import run_fmu, run_fmu_manual, run_standalone
+    from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 
     sc = knuckle_boom_hoisting()
     with tempfile.TemporaryDirectory() as tmp:

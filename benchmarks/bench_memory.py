@@ -52,7 +52,7 @@ def cycles(fmu_path: Path, n: int, reuse: bool, steps: int = 20) -> float:
 
 
 def main() -> int:
-    from crane_cosim_build.build_fmus import build_fmu
+    from crane_models.fmi.build import build_fmu
 
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 900
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,23 +22,23 @@ from benchlib import model_costs, print_costs, print_table  # noqa: E402
 
 
 def model_evaluation_costs() -> dict:
-    from crane_models.vessel_crane import VesselCraneInitialState, VesselCraneModel
+    from crane_models.models.vessel_crane.crane import VesselCraneInitialState, VesselCraneModel
 
     x = VesselCraneInitialState().state() + 0.01
     return model_costs(VesselCraneModel, x, np.array([0.1, 0.5, -1.0, 0.0, 0.0, 0.0]))
 
 
 def main() -> int:
-    from crane_cosim_build.build_fmus import build_fmu
-    from crane_models.cosim import run_fmu, run_standalone
-    from crane_models.scenarios import vessel_crane_hoisting
+    from crane_models.fmi.build import build_fmu
+    from crane_models.simulation.runs import run_fmu, run_standalone
+    from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
 
     sc = vessel_crane_hoisting()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         fmu = build_fmu("VesselCrane", Path(tmp))
         for step in (0.01, 0.001):
-            # RK23 needs atol 1e-6 for the same 0.1 % accuracy (fmu_specs.VESSEL_SOLVER_PARAMETERS)
+            # RK23 needs atol 1e-6 for the same 0.1 % accuracy (models/vessel_crane/spec.py, VESSEL_SOLVER_PARAMETERS)
             for settings, name in (({}, "Dormand-Prince 5(4), default"), ({"integrator": 0, "atol": 1e-6}, "RK23, atol 1e-6")):
                 run = dataclasses.replace(sc, start_values={**sc.start_values, **settings})
                 _, wall = run_fmu(fmu, run, step, warm_up=True)

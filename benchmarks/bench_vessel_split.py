@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from crane_cosim_build.build_fmus import build_fmu
-from crane_models.cosim import run_fmu
-from crane_models.scenarios import vessel_crane_hoisting
-from crane_models.vessel_cosim import SCHEMES, SplitSettings, convergence_table, run_split
-from crane_models.vessel_crane import INPUTS, VesselCraneModel
+from crane_models.fmi.build import build_fmu
+from crane_models.simulation.runs import run_fmu
+from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
+from crane_models.simulation.split_masters import SCHEMES, SplitSettings, convergence_table, run_split
+from crane_models.models.vessel_crane.crane import INPUTS, VesselCraneModel
 
 STOP = 4.0
 STEPS = (0.02, 0.01, 0.005, 0.002, 0.001)

@@ -18,7 +18,7 @@ def without_kernel(model) -> None:
     """Make ``model`` use the numpy implementation of the core: its multibody systems (found up to two
     attributes deep, e.g. ``model.crane.system``) drop the kernel; kinematics from numpy carry no kernel
     record, so reactions and constraint forces fall back with them."""
-    from crane_models.kane import MultibodySystem
+    from crane_models.core.kane import MultibodySystem
 
     for obj in [model, *vars(model).values()]:
         for sub in [obj, *getattr(obj, "__dict__", {}).values()]:

@@ -2,7 +2,7 @@
 the floor of FMI + Python call cost and of pythonfmu's own per-instance memory."""
 from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
 
-from crane_models.fmu_specs import knuckle_boom_spec
+from crane_models.models.knuckle_boom.spec import knuckle_boom_spec
 
 
 class NullCrane(Fmi2Slave):

@@ -1,8 +1,8 @@
 """crane-cosim: physics-based crane models (Kane's equations with screws) for FMI co-simulation."""
-from .kane import Body, MultibodySystem, Kinematics
-from .knuckle_boom import (KnuckleBoomController, KnuckleBoomCrane, KnuckleBoomInitialState, KnuckleBoomModel,
+from .core.kane import Body, MultibodySystem, Kinematics
+from .models.knuckle_boom.crane import (KnuckleBoomController, KnuckleBoomCrane, KnuckleBoomInitialState, KnuckleBoomModel,
                            KnuckleBoomParameters)
-from .simulation import CoSimulation, simulate_reference
+from .simulation.cosimulation import CoSimulation, simulate_reference
 
 __version__ = "0.1.0"
 

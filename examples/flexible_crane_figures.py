@@ -19,8 +19,8 @@ import numpy as np
 
 
 def run(values: dict, stop: float, step: float = 0.01) -> dict:
-    from crane_models.flexible_crane_spec import build_model
-    from crane_models.simulation import CoSimulation
+    from crane_models.models.flexible_crane.spec import build_model
+    from crane_models.simulation.cosimulation import CoSimulation
 
     model, x0, opts = build_model(values)
     sim = CoSimulation(model, x0, **opts)

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from crane_cosim_build.build_fmus import build_fmu
-from crane_models.cosim import run_fmu_manual, run_standalone
-from crane_models.demo import plot_scenario, write_csv
-from crane_models.scenarios import knuckle_boom_hoisting
+from crane_models.simulation.runs import run_fmu_manual, run_standalone
+from crane_models.app.demo import plot_scenario, write_csv
+from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 
 
 def main(out: Path) -> None:

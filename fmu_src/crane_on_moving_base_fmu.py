@@ -1,8 +1,8 @@
 """FMU ``CraneOnMovingBase``: maps FMI variables onto ``crane_models`` (no physics here)."""
 from pythonfmu import Fmi2Slave
 
-from crane_models.fmi_adapter import SlaveAdapter
-from crane_models.fmu_specs import crane_on_moving_base_spec
+from crane_models.fmi.adapter import SlaveAdapter
+from crane_models.models.vessel_crane.spec import crane_on_moving_base_spec
 
 
 class CraneOnMovingBase(Fmi2Slave):

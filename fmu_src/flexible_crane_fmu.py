@@ -1,8 +1,8 @@
 """FMU ``FlexibleCrane``: maps FMI variables onto ``crane_models`` (no physics here)."""
 from pythonfmu import Fmi2Slave
 
-from crane_models.fmi_adapter import SlaveAdapter
-from crane_models.fmu_specs import flexible_crane_spec
+from crane_models.fmi.adapter import SlaveAdapter
+from crane_models.models.flexible_crane.spec import flexible_crane_spec
 
 
 class FlexibleCrane(Fmi2Slave):

@@ -1,8 +1,8 @@
 """FMU ``KnuckleBoomCrane``: maps FMI variables onto ``crane_models`` (no physics here)."""
 from pythonfmu import Fmi2Slave
 
-from crane_models.fmi_adapter import SlaveAdapter
-from crane_models.fmu_specs import knuckle_boom_spec
+from crane_models.fmi.adapter import SlaveAdapter
+from crane_models.models.knuckle_boom.spec import knuckle_boom_spec
 
 
 class KnuckleBoomCrane(Fmi2Slave):

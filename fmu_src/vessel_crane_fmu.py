@@ -1,8 +1,8 @@
 """FMU ``VesselCrane``: maps FMI variables onto ``crane_models`` (no physics here)."""
 from pythonfmu import Fmi2Slave
 
-from crane_models.fmi_adapter import SlaveAdapter
-from crane_models.fmu_specs import vessel_crane_spec
+from crane_models.fmi.adapter import SlaveAdapter
+from crane_models.models.vessel_crane.spec import vessel_crane_spec
 
 
 class VesselCrane(Fmi2Slave):

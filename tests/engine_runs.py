@@ -1,7 +1,7 @@
 """Master loops for KnuckleBoomCrane.fmu under libcosimpy (libcosim, OSP) and ecospy (Ecos), shared by the
 engine tests, the clean-exit tests and ``benchmarks/bench_engines.py``.
 
-Both loops feed the scenario's inputs exactly as ``crane_models.cosim.run_fmu`` (fmpy) does: the inputs
+Both loops feed the scenario's inputs exactly as ``crane_models.simulation.runs.run_fmu`` (fmpy) does: the inputs
 for the step from ``t`` are set before that step, the start values and the inputs at ``t = 0`` before
 initialization. Each returns ``{"time": ..., output: array}`` at every communication point after ``t = 0``
 and the wall time of the stepping loop.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crane_models.cosim import communication_grid
+from crane_models.simulation.runs import communication_grid
 
 
 def _variables(fmu_path: Path):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from fmpy.fmi1 import FMICallException
 
-from crane_models.fmu_instance import FmuInstance
+from crane_models.fmi.instance import FmuInstance
 
 _BUILT: dict = {}
 
@@ -13,7 +13,7 @@ _BUILT: dict = {}
 def build_fmus(tmp_path_factory) -> Path:
     """Every FMU built once per test process, exactly as ``crane-cosim build`` does."""
     if "dir" not in _BUILT:
-        from crane_cosim_build.build_fmus import build_all
+        from crane_models.fmi.build import build_all
 
         out = tmp_path_factory.mktemp("fmus")
         build_all(out)
@@ -22,7 +22,7 @@ def build_fmus(tmp_path_factory) -> Path:
 
 
 class Slave:
-    """The shared :class:`crane_models.fmu_instance.FmuInstance` with the error-handling tests' API: setup
+    """The shared :class:`crane_models.fmi.instance.FmuInstance` with the error-handling tests' API: setup
     at construction, ``init(**params)``, raw ``setReal`` by name (a test may send NaN to any variable) and
     ``step`` returning the FMI status instead of raising."""
 

@@ -129,5 +129,5 @@ STATES = random_states(20240601, 4)
 
 def make_crane():
     """The code under test, built once per test module by the ``crane`` fixtures."""
-    from crane_models.knuckle_boom import KnuckleBoomCrane
+    from crane_models.models.knuckle_boom.crane import KnuckleBoomCrane
     return KnuckleBoomCrane()

@@ -6,7 +6,7 @@ checks the status and that the script reached its end. The native-host case is t
 because pythonfmu finalizes its embedded interpreter from a C++ static destructor while the process exits,
 after scipy._lib._uarray (imported by scipy.integrate) had run its own static destructors, which released
 Python objects that the interpreter's final garbage collection then freed again. The FMU code no longer
-imports scipy.integrate (``crane_models.simulation`` imports it lazily, for the reference solver only).
+imports scipy.integrate (``crane_models.simulation.cosimulation`` imports it lazily, for the reference solver only).
 """
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ import dataclasses, sys
 sys.path.insert(0, {str(HERE)!r})
 from fmpy import extract, read_model_description, simulate_fmu
 from fmpy.fmi2 import FMU2Slave
-from crane_models.cosim import run_fmu, run_fmu_manual
-from crane_models.scenarios import knuckle_boom_hoisting
+from crane_models.simulation.runs import run_fmu, run_fmu_manual
+from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 FMU = sys.argv[1]
 SC = dataclasses.replace(knuckle_boom_hoisting(), stop_time=0.3)
 MD = read_model_description(FMU)

@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from crane_models import kane_native
-from crane_models.effort_laws import CoordinateEffortLaw
-from crane_models.flexible_crane_spec import build_model
-from crane_models.integrators import DormandPrince54, EmbeddedRK23, StepFailure
-from crane_models.kane import StateDerivative
-from crane_models.knuckle_boom import KnuckleBoomModel
-from crane_models.scenarios import vessel_crane_hoisting
-from crane_models.simulation import CoSimulation
-from crane_models.vessel_crane import VesselCraneInitialState, VesselCraneModel
+from crane_models.core import native as kane_native
+from crane_models.core.effort_laws import CoordinateEffortLaw
+from crane_models.models.flexible_crane.spec import build_model
+from crane_models.simulation.integrators import DormandPrince54, EmbeddedRK23, StepFailure
+from crane_models.core.state_derivative import StateDerivative
+from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
+from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
+from crane_models.simulation.cosimulation import CoSimulation
+from crane_models.models.vessel_crane.crane import VesselCraneInitialState, VesselCraneModel
 
 pytestmark = pytest.mark.skipif(kane_native.library() is None, reason="kernel not loaded")
 
@@ -59,8 +59,8 @@ def test_vessel_crane_steps_in_the_kernel_as_in_python(stepper, atol):
 def test_knuckle_boom_steps_in_the_kernel_as_in_python_with_its_end_stops():
     """The hoisting demo driven into the stroke limit of cylinder 3 (set-point beyond it): the law's end stops
     and gravity compensation in the kernel, against the Python stepper."""
-    from crane_models.fmu_specs import SPECS
-    from crane_models.scenarios import knuckle_boom_hoisting
+    from crane_models.fmi.registry import SPECS
+    from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 
     sc = knuckle_boom_hoisting()
     spec = SPECS["KnuckleBoomCrane"]()
@@ -102,7 +102,7 @@ def test_a_stage_outside_the_models_domain_is_rejected_like_in_python():
     a stiff spring (generalized mass ≈ 2e6 kg, 1e9 N/m: ω ≈ 22 rad/s, amplitude 2/ω ≈ 0.09 m): the first
     0.2 s trial step's stages land beyond the closable range, which both steppers must treat as a rejected
     step (not an error), and then they must integrate the same motion."""
-    from crane_models.cylinders import CylinderOutOfRange
+    from crane_models.core.cylinders import CylinderOutOfRange
 
     system = KnuckleBoomModel().crane.system
     lo, hi = KnuckleBoomModel().crane.cylinders[2].extension_range()  # the cylinder of q2

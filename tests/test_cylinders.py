@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from crane_models.cylinders import CylinderGeometry
+from crane_models.core.cylinders import CylinderGeometry
 from physics_reference import STATES, TABLE, cyl_args, make_crane, paper_alpha, paper_beta
 
 

@@ -4,8 +4,8 @@ The expected values are written out here from the paper, not taken from the code
 import numpy as np
 import pytest
 
-from crane_models.effort_laws import CoordinateEffortLaw, cubic_springs, pd_control, stacked
-from crane_models.vessel_crane import VesselCraneController, VesselCraneModel, VesselCraneParameters
+from crane_models.core.effort_laws import CoordinateEffortLaw, cubic_springs, pd_control, stacked
+from crane_models.models.vessel_crane.crane import VesselCraneController, VesselCraneModel, VesselCraneParameters
 
 RNG = np.random.default_rng(5)
 
@@ -57,7 +57,7 @@ def test_end_stops_push_back_and_never_pull():
     """The knuckle boom's stops (stroke limits, end_stop_stiffness k, end_stop_damping c of its parameters),
     written out: inside the stroke nothing; beyond the lower limit max(k δ − c u, 0) outward, beyond the
     upper one min(−k δ − c u, 0); leaving a stop fast enough that c u exceeds k δ gives 0, not a pull."""
-    from crane_models.knuckle_boom import KnuckleBoomModel
+    from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 
     model = KnuckleBoomModel()
     p = model.crane.params
@@ -78,7 +78,7 @@ def test_end_stops_push_back_and_never_pull():
 def test_knuckle_boom_controller_compensates_gravity():
     """Holding the pose (set-points at q, u = 0, no input efforts) the law's efforts are −τ_g exactly, so the
     crane stays at rest: u̇ = 0."""
-    from crane_models.knuckle_boom import KnuckleBoomModel
+    from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 
     model = KnuckleBoomModel()
     q = np.array([0.3, 0.9, 1.1])

@@ -1,6 +1,6 @@
 """KnuckleBoomCrane.fmu under other co-simulation engines, compared with the same run under fmpy.
 
-Reference: ``crane_models.cosim.run_fmu`` (fmpy ``simulate_fmu``) with the hoisting scenario's set-points,
+Reference: ``crane_models.simulation.runs.run_fmu`` (fmpy ``simulate_fmu``) with the hoisting scenario's set-points,
 shortened to 4 s (the set-points of q2 and q1 start moving at 1 s and 2 s, so every input changes).
 The engines get the same inputs at the same communication points, so the only legitimate differences are
 floating-point noise; the tolerance is the issue's 0.1 % of each output's range
@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crane_models.cosim import max_relative_deviation, output_units, run_fmu
-from crane_models.scenarios import knuckle_boom_hoisting
+from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu
+from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fmu_helpers import build_fmus  # noqa: E402

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from fmpy.validation import validate_fmu
 
-from crane_models.fmu_specs import SPECS
+from crane_models.fmi.registry import SPECS
 from fmu_helpers import Slave, build_fmus
 
 NAMES = sorted(SPECS)
@@ -76,7 +76,7 @@ def test_fmu_code_imports_no_scipy(fmu_dir, name, tmp_path):
 def test_model_outputs_are_exactly_the_fmu_outputs(name):
     """The adapter stores a model's output dict as it is: every key must be an output variable of the FMU
     (a stray key could shadow an input or parameter) and every output must be produced."""
-    from crane_models.simulation import CoSimulation
+    from crane_models.simulation.cosimulation import CoSimulation
 
     spec = SPECS[name]()
     model, x0, options = spec.build({v.name: v.start for v in spec.parameters})
@@ -94,11 +94,11 @@ def test_fmu_carries_and_loads_its_compiled_kernel(fmu_dir, name, tmp_path):
         z.extractall(tmp_path)
     resources = tmp_path / "resources"
     bundle = next(p.name for p in resources.iterdir() if p.name.endswith("_crane_models"))
-    code = (f"import sys; sys.path.insert(0, {str(resources)!r}); from {bundle} import kane_native; "
+    code = (f"import sys; sys.path.insert(0, {str(resources)!r}); from {bundle}.core import native as kane_native; "
             "lib = kane_native.library(); print(lib._name if lib else None)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip().startswith(str(resources / bundle / "_native" / "multibody")), proc.stdout
+    assert proc.stdout.strip().startswith(str(resources / bundle / "core" / "native" / "multibody")), proc.stdout
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -7,7 +7,7 @@ numbers of size 1e6). ``update_inputs`` must equal a fresh evaluation with the n
 import numpy as np
 import pytest
 
-from crane_models.knuckle_boom import KnuckleBoomModel
+from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 
 RNG = np.random.default_rng(7)
 STATES = [np.concatenate((RNG.uniform([-3, 0.05, 0.05], [3, 1.65, 1.65]), RNG.normal(0, 0.3, 3))) for _ in range(5)]

@@ -9,12 +9,14 @@ import math
 import numpy as np
 import pytest
 
-from crane_models.flexible_crane import FlexibleCrane, FlexibleCraneModel, link_deflection, static_equilibrium
-from crane_models.flexible_crane_parameters import FlexibleCraneParameters, SupportParameters
-from crane_models.flexible_crane_spec import build_model
-from crane_models.reactions import ReactionSolver
-from crane_models.simulation import CoSimulation, simulate_reference
-from crane_models.springs import point_velocity_jacobian
+from crane_models.models.flexible_crane.crane import FlexibleCrane
+from crane_models.models.flexible_crane.model import FlexibleCraneModel
+from crane_models.models.flexible_crane.statics import link_deflection, static_equilibrium
+from crane_models.models.flexible_crane.parameters import FlexibleCraneParameters, SupportParameters
+from crane_models.models.flexible_crane.spec import build_model
+from crane_models.core.reactions import ReactionSolver
+from crane_models.simulation.cosimulation import CoSimulation, simulate_reference
+from crane_models.core.springs import point_velocity_jacobian
 
 P = FlexibleCraneParameters()
 
@@ -232,7 +234,7 @@ def check_joint_normal_forces_match_the_core_reaction_wrenches(paper_run):
 
 def check_friction_dissipates_along_the_paper_run(paper_run):
     """Friction power minus bristle storage rate is ≥ 0 at every sample of the crane run (LuGre)."""
-    from crane_models.friction import dissipation_rate
+    from crane_models.core.friction import dissipation_rate
 
     model, t, out, states = paper_run
     c = model.crane

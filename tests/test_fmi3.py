@@ -8,14 +8,15 @@ pytest.importorskip("pythonfmu3")
 from fmpy import read_model_description  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
-from crane_models.cosim import max_relative_deviation, output_units, run_fmu  # noqa: E402
-from crane_models.scenarios import Scenario, knuckle_boom_hoisting  # noqa: E402
+from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu  # noqa: E402
+from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting  # noqa: E402
+from crane_models.simulation.scenario import Scenario  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def fmi3_fmu(tmp_path_factory):
-    from crane_cosim_build.build_fmus import build_fmu
+    from crane_models.fmi.build import build_fmu
 
     return build_fmu("KnuckleBoomCrane", tmp_path_factory.mktemp("fmi3"), fmi_version=3)
 

@@ -18,8 +18,8 @@ import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
-from crane_models.cosim import max_relative_deviation, output_units, run_fmu, run_standalone
-from crane_models.flexible_crane_scenarios import flexible_crane_paper
+from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
+from crane_models.models.flexible_crane.scenarios import flexible_crane_paper
 from fmu_helpers import Slave, build_fmus
 
 TOL = 1e-3

@@ -13,8 +13,9 @@ import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
-from crane_models.cosim import max_relative_deviation, output_units, run_fmu, run_fmu_manual, run_standalone
-from crane_models.scenarios import Scenario, knuckle_boom_hoisting
+from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_fmu_manual, run_standalone
+from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
+from crane_models.simulation.scenario import Scenario
 from fmu_helpers import Slave, build_fmus
 
 TOL = 1e-3  # 0.1 % of range
@@ -182,13 +183,13 @@ def test_fmu_without_its_compiled_kernel_gives_the_same_results(kb_fmu, scenario
 
     short = dataclasses.replace(scenario, stop_time=2.0)
     with_kernel, _ = run_fmu(kb_fmu, short, 0.01)
-    code = ("import sys, numpy as np, dataclasses; from crane_models.cosim import run_fmu; "
-            "from crane_models.scenarios import knuckle_boom_hoisting; "
+    code = ("import sys, numpy as np, dataclasses; from crane_models.simulation.runs import run_fmu; "
+            "from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting; "
             "sc = dataclasses.replace(knuckle_boom_hoisting(), stop_time=2.0); "
             f"r, _ = run_fmu({str(kb_fmu)!r}, sc, 0.01); "
             f"np.save({str(tmp_path / 'numpy.npy')!r}, r); "
             # the FMU's own bundled copy of the package ran, and it ran without its kernel
-            "bundled = [m for n, m in sys.modules.items() if n.endswith('_crane_models.kane_native')]; "
+            "bundled = [m for n, m in sys.modules.items() if n.endswith('_crane_models.core.native')]; "
             "assert bundled and all(m.library() is None for m in bundled), bundled")
     env = dict(os.environ, CRANE_COSIM_NATIVE="0")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

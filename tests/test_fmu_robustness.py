@@ -164,7 +164,7 @@ def test_manifest_lists_every_fmu_with_its_hash(fmu):
     kernel = manifest["compiled_kernel"]
     if kernel is not None:
         with zipfile.ZipFile(fmu) as z:
-            assert any(n.endswith("/_native/" + kernel) for n in z.namelist())
+            assert any(n.endswith("/core/native/" + kernel) for n in z.namelist())
 
 
 operation = st.one_of(

@@ -13,9 +13,9 @@ import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
-from crane_models.cosim import max_relative_deviation, output_units, run_fmu, run_standalone
-from crane_models.scenarios import vessel_crane_hoisting
-from crane_models.vessel_crane import INPUTS, OUTPUTS
+from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
+from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
+from crane_models.models.vessel_crane.crane import INPUTS, OUTPUTS
 
 TOL = 1e-3  # 0.1 % of range
 
@@ -23,7 +23,7 @@ TOL = 1e-3  # 0.1 % of range
 @pytest.fixture(scope="module")
 def vc_fmu(tmp_path_factory):
     """The FMU built exactly as ``crane-cosim build`` builds it."""
-    from crane_cosim_build.build_fmus import build_fmu
+    from crane_models.fmi.build import build_fmu
 
     return build_fmu("VesselCrane", tmp_path_factory.mktemp("fmus"))
 

@@ -16,11 +16,12 @@ from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 from scipy.integrate import solve_ivp
 
-from crane_models.cosim import max_relative_deviation, output_units, run_fmu, run_standalone
-from crane_models.scenarios import Scenario, vessel_crane_hoisting
-from crane_models.vessel_cosim import SplitSettings, observed_order, run_split
-from crane_models.vessel_crane import INPUTS as VC_INPUTS, VesselCraneModel
-from crane_models.vessel_split import CRANE_INPUTS, VESSEL_INPUTS, euler_rate_matrix
+from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
+from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
+from crane_models.simulation.scenario import Scenario
+from crane_models.simulation.split_masters import SplitSettings, observed_order, run_split
+from crane_models.models.vessel_crane.crane import INPUTS as VC_INPUTS, VesselCraneModel
+from crane_models.models.vessel_crane.split import CRANE_INPUTS, VESSEL_INPUTS, euler_rate_matrix
 from fmu_helpers import build_fmus
 
 TOL = 1e-3  # 0.1 % of range

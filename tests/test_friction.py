@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from crane_models.friction import (BristleParameters, bristle_rate, dissipation_rate, friction_coefficient,
+from crane_models.core.friction import (BristleParameters, bristle_rate, dissipation_rate, friction_coefficient,
                                    pin_friction_torque)
 
 # Table 1, joint 2 (the link (c,2) root): μ_s 0.2, μ_k 0.1, σ0 5, σ1 0.022, σ2 0, γ 1, q̇_S 0.0175.

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from crane_models.kane import Body, MultibodySystem, twists_by_screw_transformations
+from crane_models.core.kane import Body, MultibodySystem
+from crane_models.core.twists import twists_by_screw_transformations
 from physics_reference import BODY_ORDER, STATES, crane_fk, crane_inertias, crane_masses, make_crane, vee
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from crane_models.knuckle_boom import KnuckleBoomModel
-from crane_models.reactions import equivalent_cylinder_wrenches, support_matrices
+from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
+from crane_models.core.reactions import equivalent_cylinder_wrenches, support_matrices
 from physics_reference import (BODY_ORDER, STATES, TABLE, cog_array, crane_fk, crane_inertias, crane_masses,
                                make_crane, vee)
 
@@ -48,7 +48,7 @@ def wrench(out, name):
 
 # -- 0. parameters are the paper's tables --------------------------------------------------------------------
 def test_parameters_are_tables_1_and_2():
-    from crane_models.knuckle_boom import KnuckleBoomParameters
+    from crane_models.models.knuckle_boom.crane import KnuckleBoomParameters
     p = KnuckleBoomParameters()
     for k, v in TABLE.items():
         assert getattr(p, k) == v, k

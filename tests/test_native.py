@@ -1,4 +1,4 @@
-"""The compiled kernel (crane_models/_native/multibody.c) against the numpy implementation in kane.py.
+"""The compiled kernel (crane_models/core/native/*.c) against the numpy implementation in kane.py.
 
 The numpy code is the specification (it is what the physics tests in test_kane.py and
 test_knuckle_boom_physics.py were first written against); the kernel must reproduce it to rounding for
@@ -12,13 +12,13 @@ import os
 import numpy as np
 import pytest
 
-from crane_models import kane_native
-from crane_models.cylinders import CylinderOutOfRange
-from crane_models.flexible_crane import FlexibleCrane
-from crane_models.kane import MultibodySystem
-from crane_models.knuckle_boom import KnuckleBoomModel
-from crane_models.vessel_crane import VesselCrane
-from crane_models.vessel_split import CraneOnMovingBaseModel
+from crane_models.core import native as kane_native
+from crane_models.core.cylinders import CylinderOutOfRange
+from crane_models.models.flexible_crane.crane import FlexibleCrane
+from crane_models.core.kane import MultibodySystem
+from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
+from crane_models.models.vessel_crane.crane import VesselCrane
+from crane_models.models.vessel_crane.split import CraneOnMovingBaseModel
 
 FIELDS = ("rotation", "origin", "cog", "P", "Pdot", "twist", "theta", "theta_dot", "G", "cog_jacobian")
 REL = 1e-12
@@ -46,7 +46,7 @@ def test_kernel_is_built_and_loaded():
     """Without the kernel every FMU silently runs 3-5x slower: the install must have built it."""
     if os.environ.get("CRANE_COSIM_NATIVE") == "0":
         pytest.skip("kernel disabled by CRANE_COSIM_NATIVE=0")
-    assert kane_native.library() is not None, "crane_models/_native/multibody*.so missing: pip install failed to compile it"
+    assert kane_native.library() is not None, "crane_models/core/native/multibody*.so missing: pip install failed to compile it"
     assert KnuckleBoomModel().crane.system.native is not None
 
 
@@ -115,7 +115,7 @@ def test_knuckle_boom_outputs_and_reactions_match_numpy(monkeypatch):
     native = KnuckleBoomModel()
     if native.crane.system.native is None:
         pytest.skip("kernel not loaded")
-    monkeypatch.setattr(kane_native, "native_enabled", lambda: False)
+    monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     reference = KnuckleBoomModel()
     assert reference.crane.system.native is None and reference.crane.reaction_solver.native is None
     scale = reference.crane.total_mass * 9.81 * 15.0  # weight × reach: the size of every wrench output
@@ -152,13 +152,13 @@ def test_cylinder_maps_in_kernel_match_python_and_refuse_out_of_range():
 def test_constraint_forces_by_auxiliary_speeds_match_numpy(make, monkeypatch):
     """The kernel's projection (42), (47)-(50) against the numpy one, on random states of the two models that
     use it; wrench tolerance 1e-12 of the crane's weight × reach (the size of every interface output)."""
-    from crane_models.vessel_crane import VesselCraneModel
+    from crane_models.models.vessel_crane.crane import VesselCraneModel
 
     model_cls = VesselCraneModel if make is VesselCrane else CraneOnMovingBaseModel
     native = model_cls()
     if kane_native.library() is None:
         pytest.skip("kernel not loaded")
-    monkeypatch.setattr(kane_native, "native_enabled", lambda: False)
+    monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     reference = model_cls()
     monkeypatch.undo()
     interface = getattr(reference, "crane", reference).interface
@@ -175,7 +175,7 @@ def test_constraint_forces_by_auxiliary_speeds_match_numpy(make, monkeypatch):
 
 
 def _random_law(rng, n: int, n_inputs: int, scale: float):
-    from crane_models.effort_laws import CoordinateEffortLaw
+    from crane_models.core.effort_laws import CoordinateEffortLaw
 
     return CoordinateEffortLaw(constant=scale * rng.normal(size=n), input_gain=scale * rng.normal(size=(n, n_inputs)),
                                linear=scale * rng.normal(size=n), cubic=scale * rng.normal(size=n),
@@ -187,7 +187,7 @@ def test_state_derivative_with_an_effort_law_matches_numpy(name):
     """mbs_derivative (kinematics, M, C, gravity, the law and the solve in one call) against the numpy core,
     with M⁻¹ (n ≤ 12) and with the Cholesky solve (the flexible crane with 4 elements has n = 19); and the
     exact input update against a fresh evaluation with the new inputs."""
-    from crane_models.kane import StateDerivative
+    from crane_models.core.state_derivative import StateDerivative
 
     system, q_mid, q_span = systems()[name]
     if system.native is None:
@@ -217,7 +217,7 @@ def test_state_derivative_with_an_effort_law_matches_numpy(name):
 def test_state_derivative_refuses_a_singular_mass_matrix_like_numpy():
     """A tree with massless bodies (the prescribed base of CraneOnMovingBase) has a singular M: the
     kernel reports it and the numpy solve decides, with the same error as the numpy core."""
-    from crane_models.kane import StateDerivative
+    from crane_models.core.state_derivative import StateDerivative
 
     system = CraneOnMovingBaseModel().system
     if system.native is None:
@@ -238,13 +238,13 @@ def test_flexible_crane_evaluation_in_one_kernel_call_matches_numpy(n_rfe, frict
     FlexibleCrane.evaluate in numpy, at random states and times (the quintic (22) rising and after it).
     Tolerance: the constrained solve loses cond(M) (≈ 1e4 with elements) times the ulp, so 1e-10 of each
     quantity's largest entry."""
-    from crane_models.flexible_crane import FlexibleCrane
+    from crane_models.models.flexible_crane.crane import FlexibleCrane
 
     if kane_native.library() is None:
         pytest.skip("kernel not loaded")
     make = dict(n_rfe=n_rfe, friction_model=friction, constraints_enabled=constrained)
     native = FlexibleCrane(**make)
-    monkeypatch.setattr(kane_native, "native_enabled", lambda: False)
+    monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     reference = FlexibleCrane(**make)
     monkeypatch.undo()
     assert reference.native_task() is None and native.native_task() is not None
@@ -263,7 +263,8 @@ def test_flexible_crane_evaluation_in_one_kernel_call_matches_numpy(n_rfe, frict
 def test_branched_tree_with_coordinates_out_of_path_order_matches_numpy():
     """The kernel assembles M row-wise when the coordinates on a body's path are consecutive (every crane
     here) and entry by entry otherwise: a branched tree numbered across its branches takes the second way."""
-    from crane_models.kane import Body, StateDerivative
+    from crane_models.core.kane import Body
+    from crane_models.core.state_derivative import StateDerivative
 
     rng = np.random.default_rng(23)
 
@@ -295,12 +296,12 @@ def test_knuckle_boom_law_with_end_stops_and_gravity_compensation_matches_numpy(
     """The knuckle boom's effort law in the kernel (inputs, PD, gravity compensation, one-sided end stops)
     against its numpy form, at states inside the strokes, beyond either limit, and moving out of a stop
     fast enough that the damper term would pull (the stop must give zero there)."""
-    from crane_models.knuckle_boom import KnuckleBoomModel
+    from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 
     native = KnuckleBoomModel(controller_enabled=enabled)
     if native.crane.system.native is None:
         pytest.skip("kernel not loaded")
-    monkeypatch.setattr(kane_native, "native_enabled", lambda: False)
+    monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     reference = KnuckleBoomModel(controller_enabled=enabled)
     monkeypatch.undo()
     (lo2, hi2), (lo3, hi3) = native.crane._stroke[1], native.crane._stroke[2]

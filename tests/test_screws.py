@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from crane_models import screws as S
+from crane_models.core import screws as S
 from physics_reference import Rx, Rz, hat
 
 # All quantities are O(1); the operations are a few flops, so agreement is at round-off level.

@@ -11,11 +11,12 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq, fsolve
 
-from crane_models.constraint_forces import AuxiliarySpeeds, ConstraintCut, joint_effort_wrenches
-from crane_models.kane import MultibodySystem
-from crane_models.reactions import ReactionSolver
-from crane_models.scenarios import Scenario, smoothstep, vessel_crane_hoisting
-from crane_models.vessel_crane import (VesselCraneModel, VesselCraneParameters, VesselCraneController,
+from crane_models.core.constraint_forces import AuxiliarySpeeds, ConstraintCut, joint_effort_wrenches
+from crane_models.core.kane import MultibodySystem
+from crane_models.core.reactions import ReactionSolver
+from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
+from crane_models.simulation.scenario import Scenario, smoothstep
+from crane_models.models.vessel_crane.crane import (VesselCraneModel, VesselCraneParameters, VesselCraneController,
                                        crane_bodies)
 from vessel_reference import (CRANE, G, gradient, K_SPRING, L4, MASS, TABLE_I, crane_newton_euler, euler_axes, fk,
                               gravity_moment_about_origin, potential)

@@ -1,4 +1,4 @@
-"""The vessel crane split for ship co-simulation (crane_models/vessel_split.py): CraneOnMovingBase and Vessel.
+"""The vessel crane split for ship co-simulation (crane_models/models/vessel_crane/split.py): CraneOnMovingBase and Vessel.
 
 Expected values: the monolithic VesselCrane of section III (its constraint forces are tested against
 Newton-Euler sums in test_vessel_crane.py), the crane's weight and hand-written potential
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from crane_models.vessel_crane import VesselCraneModel
-from crane_models.vessel_split import (MOTION, WRENCH, CraneOnMovingBaseModel, CraneOnMovingBaseParameters,
+from crane_models.models.vessel_crane.crane import VesselCraneModel
+from crane_models.models.vessel_crane.split import (MOTION, WRENCH, CraneOnMovingBaseModel, CraneOnMovingBaseParameters,
                                        VesselModel, euler_accelerations, euler_rate_matrix,
                                        euler_rate_matrix_inverse, euler_rates)
 from physics_reference import Rx, Rz, vee

@@ -1,7 +1,7 @@
 """Independent reference for the vessel-crane tests (a plain module, like physics_reference.py).
 
 Forward kinematics of section III written out from the paper's rotations (53)-(56), Table I and the
-frame choices documented in ``crane_models/vessel_crane.py`` (origins at [0,0,l1], [0,0,l2], [l3,0,0];
+frame choices documented in ``crane_models/models/vessel_crane/crane.py`` (origins at [0,0,l1], [0,0,l2], [l3,0,0];
 COGs at [0,0,-d1], [0,0,d2], [d3,0,0], [d4,0,0]; tip at [l4,0,0]), inertias (73), and Newton-Euler sums
 of the crane bodies -- without importing ``crane_models``.
 """

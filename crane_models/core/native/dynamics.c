@@ -1,0 +1,125 @@
+/* Linear algebra, joint effort laws and the state derivative of M udot + C u = tau (43). See multibody.h. */
+#include "multibody.h"
+
+/* a . b with four partial sums (the dot products of the Cholesky factorization: vectorizable). */
+static double dot(const double *a, const double *b, int len) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int k = 0;
+    for (; k + 4 <= len; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < len; k++) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* Solve M X = B for a symmetric positive definite M (n x n, overwritten by its Cholesky factor L, with 1/L_jj
+ * on the diagonal) and
+ * nrhs right-hand sides (B, X: n x nrhs, row-major). Returns 0, or k + 1 when the k-th pivot is not
+ * positive. */
+int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x) {
+    for (int j = 0; j < n; j++) {
+        const double d = M[j * n + j] - dot(M + j * n, M + j * n, j);
+        if (!(d > 0.0)) return j + 1;
+        const double inv = 1.0 / sqrt(d);
+        M[j * n + j] = inv; /* the reciprocal pivot: multiplications instead of divisions below */
+        for (int i = j + 1; i < n; i++) M[i * n + j] = (M[i * n + j] - dot(M + i * n, M + j * n, j)) * inv;
+    }
+    /* L y = b, then L^T x = y, all right-hand sides together (rows of x are contiguous) */
+    for (int i = 0; i < n; i++) {
+        double *xi = x + i * nrhs;
+        for (int r = 0; r < nrhs; r++) xi[r] = b[i * nrhs + r];
+        for (int k = 0; k < i; k++) {
+            const double l = M[i * n + k], *xk = x + k * nrhs;
+            for (int r = 0; r < nrhs; r++) xi[r] -= l * xk[r];
+        }
+        for (int r = 0; r < nrhs; r++) xi[r] *= M[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double *xi = x + i * nrhs;
+        for (int k = i + 1; k < n; k++) {
+            const double l = M[k * n + i], *xk = x + k * nrhs;
+            for (int r = 0; r < nrhs; r++) xi[r] -= l * xk[r];
+        }
+        for (int r = 0; r < nrhs; r++) xi[r] *= M[i * n + i];
+    }
+    return 0;
+}
+
+/* The law's efforts (effort_laws.CoordinateEffortLaw.efforts); mgz: the weight term of (46), for gravity
+ * compensation (NULL: the law must not compensate). */
+void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const double *u, const double *inputs,
+                        const double *mgz, double *eff) {
+    for (int i = 0; i < n; i++) {
+        double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
+        for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
+        if (law->stop_k) { /* end stop: pushes back beyond a stroke limit, never pulls (end_stop_efforts) */
+            if (q[i] < law->stop_low[i]) e += fmax(law->stop_k[i] * (law->stop_low[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
+            else if (q[i] > law->stop_high[i]) e += fmin(law->stop_k[i] * (law->stop_high[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
+        }
+        if (law->gravity_compensation && mgz) e += law->g * mgz[i];
+        eff[i] = e;
+    }
+}
+
+/* The state derivative of M udot + C u = tau (43) with tau = -g sum_k m_k dz_k/du (46) + e (the law's
+ * efforts are generalized forces): mbs_evaluate, then e and udot, written to the record's udot and
+ * efforts slots, so that rec[n : 3n] is xdot = [u; udot]. work as for mbs_evaluate.
+ * Returns 0, k + 1 as mbs_evaluate, or -1 when M is not positive definite (udot is then not written). */
+int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, double *rec,
+                   double *work) {
+    const int n = m->n;
+    const double *q = rec, *u = rec + n;
+    double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
+    const int code = mbs_evaluate_tree(m, q, u, rec + 4 * n, out, work, EV_INVERSE, -1, -1);
+    if (code) return code;
+    const mbs_out o = layout_of(m, out);
+    const double *M = o.M, *mgz = o.mgz, *Minv = o.Minv, *Cu = o.Cu;
+    double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
+    mbs_law_efforts(law, n, q, u, inputs, mgz, eff);
+    for (int i = 0; i < n; i++) rhs[i] = eff[i] - law->g * mgz[i] - Cu[i];
+    if (m->invert && Minv[0] == Minv[0]) {
+        for (int i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += Minv[i * n + j] * rhs[j];
+            udot[i] = s;
+        }
+        return 0;
+    }
+    memcpy(L, M, sizeof(double) * n * n);
+    return mbs_solve_spd(n, 1, L, rhs, udot) ? -1 : 0;
+}
+
+/* Inertial wrenches W_in = [m (v' + w x v); I w' + w x I w] of eqs. (47)-(48) at each COG, body
+ * coordinates, with t' = P u' + Pdot u (27); rec is the record filled by mbs_evaluate. out: (nb, 6). */
+int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out) {
+    const int nb = m->nb, n = m->n, sz = 6 * n;
+    const record_view v = view_of(m, rec);
+    const double *P = v.P, *twist = v.twist, *pdu = v.pdu;
+    for (int k = 0; k < nb; k++) {
+        if (massless(m, k)) { /* no inertial wrench; a state derivative's record has no P for it */
+            memset(out + 6 * k, 0, 6 * sizeof(double));
+            continue;
+        }
+        const double *Pk = P + k * sz, *tw = twist + 6 * k, *I = m->inertia + 9 * k;
+        double td[6], Iw[3], Itd[3], g[3], h[3];
+        for (int i = 0; i < 6; i++) {
+            double s = pdu[6 * k + i];
+            for (int j = 0; j < n; j++) s += Pk[i * n + j] * udot[j];
+            td[i] = s;
+        }
+        matvec3(I, tw, Iw);
+        matvec3(I, td, Itd);
+        cross3(tw, Iw, g);
+        cross3(tw, tw + 3, h);
+        const double mk = m->mass[k];
+        for (int i = 0; i < 3; i++) {
+            out[6 * k + i] = mk * (td[3 + i] + h[i]);
+            out[6 * k + 3 + i] = Itd[i] + g[i];
+        }
+    }
+    return 0;
+}
+

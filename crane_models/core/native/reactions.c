@@ -1,0 +1,124 @@
+/* Constraint forces by auxiliary generalized speeds and joint reaction wrenches. See multibody.h. */
+#include "multibody.h"
+
+/* Constraint-force magnitudes by auxiliary generalized speeds (Cibicik & Egeland, moving base, eqs. (42),
+ * (47)-(50)): the cut body k moves with the auxiliary twists S (6 x nj, columns [w; v] in its frame at its
+ * origin), carried rigidly to every outboard body b: P~_b = [R_b^T w_s; R_b^T (v_s + (o_k - c_b) x w_s)]
+ * with w_s = R_k S_w, v_s = R_k S_v. rho = A^-1 sum_b P~_b^T Pi (W_in,b - W_e,b) with A^-1 given (constant).
+ * external: (nb, 6) [f; n] at the COGs, body coordinates. work: 6 * nb doubles. out: rho (nj). */
+int mbs_aux_speeds(const mbs_model *m, const double *rec, const double *udot, const double *external,
+                   int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
+                   double *rho, double *work) {
+    const int nb = m->nb;
+    const double *rot = rec + record_head(m), *org = rot + 9 * nb, *cog = org + 3 * nb;
+    const double *Rk = rot + 9 * cut, *ok = org + 3 * cut;
+    double rhs[6] = {0, 0, 0, 0, 0, 0};
+    mbs_inertial_wrenches(m, rec, udot, work);
+    for (int c = 0; c < nj && c < 6; c++) {
+        double sw[3] = {S[c], S[nj + c], S[2 * nj + c]}, sv[3] = {S[3 * nj + c], S[4 * nj + c], S[5 * nj + c]};
+        double ws[3], vs[3];
+        matvec3(Rk, sw, ws);
+        matvec3(Rk, sv, vs);
+        for (int i = 0; i < n_ob; i++) {
+            const int b = outboard[i];
+            const double *Rb = rot + 9 * b;
+            double p[3] = {ok[0] - cog[3 * b], ok[1] - cog[3 * b + 1], ok[2] - cog[3 * b + 2]}, x[3], vel[3];
+            cross3(p, ws, x);
+            for (int r = 0; r < 3; r++) vel[r] = vs[r] + x[r];
+            double pw[3], pv[3];
+            mattvec3(Rb, ws, pw);
+            mattvec3(Rb, vel, pv);
+            const double *win = work + 6 * b, *we = external + 6 * b;
+            for (int r = 0; r < 3; r++)  /* Pi flips [f; n] to [n; f]: P~_w pairs with moments */
+                rhs[c] += pw[r] * (win[3 + r] - we[3 + r]) + pv[r] * (win[r] - we[r]);
+        }
+    }
+    for (int r = 0; r < nj; r++) {
+        double s = 0.0;
+        for (int c = 0; c < nj; c++) s += Ainv[r * nj + c] * rhs[c];
+        rho[r] = s;
+    }
+    return 0;
+}
+
+typedef struct {
+    int n_items, n_struct, ncyl;
+    const int *item_body;   /* (n_items) body of each contribution: structural bodies, then barrel, piston */
+    const int *structural;  /* (n_struct) */
+    const double *mask;     /* (nb, n_items) 1 when contribution j is outboard of joint k */
+    const int *cyl;         /* (ncyl, 2) barrel and piston body */
+    const double *a0;       /* (ncyl, 12, 12) support maps S(l_c) = a0 + a1 / l_c of (54)-(55) */
+    const double *a1;
+} mbs_reaction_model;
+
+/* Reaction wrenches (section 4 of Cibicik & Egeland 2018), [f; n] throughout:
+ * total wrenches W_t = W_e - W_in (47)-(49) at each COG in body coordinates -> total (nb, 6);
+ * equivalent cylinder support wrenches (53) in the barrel frame -> supports (ncyl, 12);
+ * joint reactions (56) at the origin of Frame k in Frame k -> joints (nb, 6), zero rows for cylinder bodies.
+ * rec is the record filled by mbs_evaluate, udot the accelerations, external the applied wrenches.
+ * work: 6 * n_items + 6 * nb doubles. */
+int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double *rec, const double *udot,
+                  const double *external, double *total, double *supports, double *joints, double *work) {
+    const int nb = m->nb;
+    const double *rot = rec + record_head(m), *org = rot + 9 * nb, *cog = org + 3 * nb;
+    mbs_inertial_wrenches(m, rec, udot, total);
+    for (int i = 0; i < 6 * nb; i++) total[i] = external[i] - total[i];
+    for (int c = 0; c < r->ncyl; c++) {
+        const int b = r->cyl[2 * c], p = r->cyl[2 * c + 1];
+        double d[3] = {org[3 * p] - org[3 * b], org[3 * p + 1] - org[3 * b + 1], org[3 * p + 2] - org[3 * b + 2]};
+        const double lc = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        double w[12];
+        memcpy(w, total + 6 * b, 6 * sizeof(double));
+        memcpy(w + 6, total + 6 * p, 6 * sizeof(double));
+        const double *A0 = r->a0 + 144 * c, *A1 = r->a1 + 144 * c;
+        for (int i = 0; i < 12; i++) {
+            double s0 = 0.0, s1 = 0.0;
+            for (int j = 0; j < 12; j++) { s0 += A0[12 * i + j] * w[j]; s1 += A1[12 * i + j] * w[j]; }
+            supports[12 * c + i] = s0 + s1 / lc;
+        }
+    }
+    /* Every contribution as a wrench in Frame 0 about the origin of Frame 0, then summed outboard (56). */
+    double *fw = work, *nw = work + 3 * r->n_items;
+    for (int j = 0; j < r->n_items; j++) {
+        const int b = r->item_body[j];
+        const double *R = rot + 9 * b, *src, *pt;
+        if (j < r->n_struct) {
+            src = total + 6 * b;
+            pt = cog + 3 * b;
+        } else {
+            const int c = (j - r->n_struct) / 2, half = (j - r->n_struct) % 2;
+            src = supports + 12 * c + 6 * half;
+            pt = org + 3 * b;
+        }
+        double f[3] = {-src[0], -src[1], -src[2]}, nn[3] = {-src[3], -src[4], -src[5]}, x[3];
+        matvec3(R, f, fw + 3 * j);
+        matvec3(R, nn, nw + 3 * j);
+        cross3(pt, fw + 3 * j, x);
+        for (int i = 0; i < 3; i++) nw[3 * j + i] += x[i];
+    }
+    memset(joints, 0, sizeof(double) * 6 * nb);
+    for (int k = 0; k < nb; k++) {
+        double F[3] = {0, 0, 0}, N[3] = {0, 0, 0}, x[3];
+        const double *mk = r->mask + k * r->n_items;
+        int any = 0;
+        for (int j = 0; j < r->n_items; j++) {
+            if (mk[j] == 0.0) continue;
+            any = 1;
+            for (int i = 0; i < 3; i++) { F[i] += mk[j] * fw[3 * j + i]; N[i] += mk[j] * nw[3 * j + i]; }
+        }
+        if (!any) continue;
+        cross3(org + 3 * k, F, x);
+        for (int i = 0; i < 3; i++) N[i] -= x[i];
+        mattvec3(rot + 9 * k, F, joints + 6 * k);
+        mattvec3(rot + 9 * k, N, joints + 6 * k + 3);
+    }
+    for (int c = 0; c < r->ncyl; c++) {
+        memset(joints + 6 * r->cyl[2 * c], 0, 6 * sizeof(double));
+        memset(joints + 6 * r->cyl[2 * c + 1], 0, 6 * sizeof(double));
+    }
+    return 0;
+}
+
+/* setuptools builds this file as an extension module and, on Windows, exports the init symbol of one;
+ * the kernel is loaded with ctypes and never imported, so the symbol only has to exist. */
+void *PyInit_multibody(void) { return 0; }

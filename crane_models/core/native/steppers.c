@@ -1,0 +1,103 @@
+/* Embedded explicit Runge-Kutta pairs over the compiled right-hand sides. See multibody.h. */
+#include "multibody.h"
+
+/* An embedded explicit Runge-Kutta pair with FSAL (crane_models/simulation/integrators.py is the specification: the
+ * tableau comes from there): stage s at t + c_s h from y + h sum_{j<s} a_sj K_j, the last stage's input is
+ * the new solution, and h sum_s e_s K_s estimates the error of order `order`. */
+typedef struct {
+    int stages, order;
+    const double *a;  /* (stages, stages), row-major, strictly lower */
+    const double *c;  /* (stages) */
+    const double *e;  /* (stages) */
+} mbs_tableau;
+
+/* Step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate. */
+typedef struct {
+    double rtol, atol, max_step, min_step, h, t;
+    long evaluations, accepted, rejected;
+} mbs_stepper;
+
+/* One evaluation of the compiled right-hand side into record rec (with its tail): mbs_derivative for
+ * y = [q; u], or with a task mbs_task_derivative for y = [q; u; z]. Writes ydot. */
+static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                    int rec_size, double t, const double *y, double *ydot, double *rec, double *work) {
+    const int n = m->n;
+    memcpy(rec, y, sizeof(double) * 2 * n);
+    int code;
+    if (task) {
+        const int nj = task->n_joints;
+        memcpy(rec + rec_size, y + 2 * n, sizeof(double) * nj);
+        code = mbs_task_derivative(m, law, inputs, task, t, rec + rec_size, rec, rec + rec_size + nj, work);
+        if (!code) memcpy(ydot + 2 * n, rec + rec_size + nj, sizeof(double) * nj);
+    } else {
+        code = mbs_derivative(m, law, inputs, rec, work);
+    }
+    if (!code) memcpy(ydot, rec + n, sizeof(double) * 2 * n); /* [u; u'] */
+    return code;
+}
+
+/* Integrate from t to exactly t_end as _ExplicitPair.advance does (same controller, same tableau); y and k1
+ * (the derivative at t) are updated in place to the values at t_end. recs: three records of rec_size + tail
+ * doubles; *final is the one that holds the evaluation at t_end (-1 when no step was needed). work: stages
+ * x size + size doubles. Returns 0, or 1 when the step size fell below min_step (st->t: where). */
+int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                  const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
+    const int size = 2 * m->n + (task ? task->n_joints : 0), S = tab->stages;
+    double *K = work, *ys = K + S * size;
+    int cur = -1, spare = 1; /* recs[0]: intermediate stages; recs[1], recs[2]: the last stage, alternating */
+    double h = st->h > 0.0 ? st->h : fmin(st->max_step, t_end - t);
+    const double tol_end = 1e-12 * fmax(1.0, fabs(t_end)), grow = -1.0 / tab->order;
+    *final = -1;
+    while (t_end - t > tol_end) {
+        h = fmin(h, st->max_step);
+        const int last = t + h >= t_end - tol_end;
+        const double h_try = last ? t_end - t : h;
+        memcpy(K, k1, sizeof(double) * size);
+        double err = 0.0;
+        for (int s = 1; s < S; s++) {
+            for (int i = 0; i < size; i++) {
+                double acc = 0.0;
+                for (int j = 0; j < s; j++) acc += tab->a[s * S + j] * K[j * size + i];
+                ys[i] = y[i] + h_try * acc;
+            }
+            double *rec = recs + (long)(s == S - 1 ? spare : 0) * rec_stride;
+            if (rhs_eval(m, law, inputs, task, rec_size, t + tab->c[s] * h_try, ys, K + s * size, rec, model_work)) {
+                err = INFINITY;
+                break;
+            }
+            st->evaluations++;
+        }
+        if (err == 0.0) {
+            double sum = 0.0;
+            for (int i = 0; i < size; i++) {
+                double e = 0.0;
+                for (int s = 0; s < S; s++) e += tab->e[s] * K[s * size + i];
+                e = h_try * e / (st->atol + st->rtol * fmax(fabs(y[i]), fabs(ys[i])));
+                sum += e * e;
+            }
+            err = sqrt(sum / size);
+        }
+        if (err <= 1.0) {
+            st->accepted++;
+            t = last ? t_end : t + h_try;
+            memcpy(y, ys, sizeof(double) * size);
+            memcpy(k1, K + (S - 1) * size, sizeof(double) * size);
+            cur = spare;
+            spare = 3 - spare;
+            const double factor = err == 0.0 ? 5.0 : fmin(5.0, 0.9 * pow(err, grow));
+            if (!last) h = h_try * factor;
+            else h = h_try >= h ? fmax(h, h_try * factor) : h;
+        } else {
+            st->rejected++;
+            const double factor = !isfinite(err) ? 0.2 : fmax(0.2, 0.9 * pow(err, grow));
+            h = h_try * factor;
+            if (h < st->min_step) { st->t = t; st->h = h; *final = cur; return 1; }
+        }
+    }
+    st->h = h;
+    st->t = t;
+    *final = cur;
+    return 0;
+}
+

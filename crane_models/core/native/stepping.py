@@ -1,0 +1,143 @@
+"""The kernel's right-hand sides with a task (``mbs_task_derivative``) and its explicit steppers
+(``mbs_integrate``): the records they take and the stepping call."""
+from __future__ import annotations
+
+import ctypes
+from typing import Optional
+
+import numpy as np
+
+from .system import NativeEffortLaw, NativeKinematics, NativeSystem, _address, library
+
+__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS"]
+
+
+class _Task(ctypes.Structure):
+    _fields_ = ([("spring_body", ctypes.c_int), ("n_springs", ctypes.c_int)]
+                + [(name, ctypes.c_void_p) for name in ("spring_points", "spring_k", "spring_c")]
+                + [("constraint_kind", ctypes.c_int), ("point_body", ctypes.c_int), ("cpar", ctypes.c_double * 7)]
+                + [("friction_kind", ctypes.c_int), ("n_joints", ctypes.c_int), ("iterations", ctypes.c_int)]
+                + [(name, ctypes.c_void_p) for name in ("joint_body", "joint_coord", "subtree_mass", "pin_diameter",
+                                                       "mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")])
+
+
+FRICTION_KINDS = {"none": 0, "dahl": 1, "lugre": 2}
+MAX_FRICTION_JOINTS = 8
+
+
+class NativeTask:
+    """Constant record of what ``mbs_task_derivative`` adds to a tree: point springs on one body
+    (``springs.PointSprings``), the ellipse-and-height programmed constraint (17), (22) with Baumgarte's
+    ``α``, ``β`` on one point-mass body, and Dahl/LuGre friction (13)-(15) in chosen joints."""
+
+    def __init__(self, native: NativeSystem, springs, constraint, point_body: int, alpha: float, beta: float,
+                 friction: str, joint_bodies, joint_coords, subtree_mass, pin_diameter, bristle, iterations: int):
+        nj = len(joint_bodies)
+        if not 1 <= nj <= MAX_FRICTION_JOINTS:
+            raise ValueError(f"the kernel takes 1 to {MAX_FRICTION_JOINTS} friction joints, got {nj}")
+        self.n_joints, self.result_size = nj, 3 * nj + 10
+        arrays = [springs.points, springs.stiffness, springs.damping, joint_bodies, joint_coords, subtree_mass,
+                  pin_diameter, bristle.mu_s, bristle.mu_k, bristle.sigma0, bristle.sigma1, bristle.sigma2,
+                  bristle.gamma, bristle.v_s]
+        ints = (3, 4)
+        self._arrays = [np.ascontiguousarray(a, dtype=np.intc if i in ints else float) for i, a in enumerate(arrays)]
+        p = [a.ctypes.data for a in self._arrays]
+        cpar = (ctypes.c_double * 7)()
+        kind = 0
+        if constraint is not None:
+            kind = 1
+            cpar[:] = [constraint.a, constraint.b, constraint.z_start, constraint.z_inc, constraint.t_c, alpha, beta]
+        self._struct = _Task(int(springs.body), len(springs.points), p[0], p[1], p[2], kind, int(point_body), cpar,
+                             FRICTION_KINDS[friction], nj, int(iterations), *p[3:])
+        self.pointer = ctypes.addressof(self._struct)
+        n, nb = native.n, native.nb
+        # mbs_evaluate's scratch first, then (reused) the solve's and the joint-force maps'
+        self._work = np.empty(native.work_size + nb * (50 + 9 * (3 + nj)) + n * (4 + nj))  # see mbs_task_derivative
+        self.work_pointer = self._work.ctypes.data
+
+
+class _Tableau(ctypes.Structure):
+    _fields_ = [("stages", ctypes.c_int), ("order", ctypes.c_int), ("a", ctypes.c_void_p), ("c", ctypes.c_void_p),
+                ("e", ctypes.c_void_p)]
+
+
+class _Stepper(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
+        (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected")]
+
+
+class NativeTableau:
+    """An explicit pair's tableau ``(stages, order, a, c, e)`` (from :mod:`integrators`) for ``mbs_integrate``."""
+
+    def __init__(self, stages: int, order: int, a: np.ndarray, c: np.ndarray, e: np.ndarray) -> None:
+        self._arrays = [np.ascontiguousarray(x, dtype=float) for x in (a, c, e)]
+        self._struct = _Tableau(stages, order, *(x.ctypes.data for x in self._arrays))
+        self.stages, self.pointer = stages, ctypes.addressof(self._struct)
+
+
+class NativeIntegration:
+    """A model's whole right-hand side in the kernel -- ``mbs_derivative`` for ``y = [q; u]``, or with a
+    :class:`NativeTask` ``mbs_task_derivative`` for ``y = [q; u; z]`` -- stepped by ``mbs_integrate`` with an
+    explicit pair of :mod:`integrators` (same tableau, same step-size control, the Python stepper being the
+    specification): no Python between the stages of a communication step.
+
+    ``make_aux(record, tail)`` turns the record of the last evaluation into the model's ``aux`` (default:
+    its kinematics, as :meth:`NativeSystem.derivative` returns them)."""
+
+    def __init__(self, native: NativeSystem, law: NativeEffortLaw, task: Optional[NativeTask] = None,
+                 make_aux=None) -> None:
+        if task is not None and law.gravity_compensation:
+            raise ValueError("mbs_task_derivative does not compute the weight term a gravity-compensating law needs")
+        self._native, self._law, self._task = native, law, task
+        self._make_aux = make_aux if make_aux is not None else (lambda record, tail: self.kinematics(record))
+        n = native.n
+        nj = task.n_joints if task is not None else 0
+        self.size = 2 * n + nj
+        self._tail = nj + task.result_size if task is not None else 0
+        self._stride = native.size + self._tail
+        self._recs = np.zeros(3 * self._stride)  # zeros: see NativeSystem._new_record
+        self._model_work = task.work_pointer if task is not None else native._work_ptr
+        self._fn = library().mbs_integrate
+        self._final = ctypes.c_int(-1)
+        self._stepper = _Stepper()
+        self._work = np.empty(0)  # the stages and the stage input
+        self._tableaus = {}
+
+    def advance(self, stepper, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux, inputs: np.ndarray) -> tuple:
+        """``stepper.advance`` (an explicit pair with a ``tableau()``) in the kernel: ``(y, k_end, aux_end)``
+        at ``t_end``; raises the stepper's StepFailure as it does."""
+        from ...simulation.integrators import StepFailure
+
+        tableau = self._tableaus.get(type(stepper))
+        if tableau is None:
+            tableau = self._tableaus[type(stepper)] = NativeTableau(*stepper.tableau())
+        if self._work.size < (tableau.stages + 1) * self.size:
+            self._work = np.empty((tableau.stages + 1) * self.size)
+        st = self._stepper
+        st.rtol, st.atol, st.max_step, st.min_step, st.h = stepper.rtol, stepper.atol, stepper.max_step, \
+            stepper.min_step, stepper.h
+        st.evaluations = st.accepted = st.rejected = 0
+        y = np.array(y, dtype=float)
+        k = np.array(k1, dtype=float)
+        code = self._fn(self._native._model_ptr, self._law.pointer, self._native._inputs_address(inputs),
+                        self._task.pointer if self._task is not None else None, tableau.pointer,
+                        ctypes.addressof(st), t, t_end, _address(y), _address(k), _address(self._recs),
+                        self._native.size, self._stride, ctypes.addressof(self._final), self._model_work,
+                        _address(self._work))
+        stats = stepper.stats
+        stats["evaluations"] += st.evaluations
+        stats["accepted"] += st.accepted
+        stats["rejected"] += st.rejected
+        if code:
+            raise StepFailure(f"step size fell below {stepper.min_step:g} s at t = {st.t:.9g} s")
+        stepper.h = st.h
+        i = self._final.value
+        if i >= 0:  # the record of the last accepted evaluation, copied: the buffers are reused
+            rec = self._recs[i * self._stride:(i + 1) * self._stride].copy()
+            aux = self._make_aux(rec[:self._native.size], rec[self._native.size:])
+        return y, k, aux
+
+    def kinematics(self, record: np.ndarray) -> "NativeKinematics":
+        return NativeKinematics(record, self._native._derivative_layout, self._native.invert)
+
+

@@ -1,0 +1,302 @@
+"""Glue between a pythonfmu slave and a crane model: variables, stepping, errors, saved states.
+
+An FMU is described by an :class:`FmuSpec` (pure data: variables with units and ranges, and a function
+that builds the model from parameter values). :class:`SlaveAdapter` registers those variables on a
+``pythonfmu.Fmi2Slave`` and implements the FMI calls. It never lets an exception escape into
+pythonfmu, which would turn it into ``fmi2Fatal`` and destroy the instance: failures are logged with
+status Error, ``do_step`` returns ``False`` (``fmi2Discard``) and the outputs keep their last finite
+values.
+"""
+from __future__ import annotations
+
+import math
+import pickle
+from typing import Optional
+
+import numpy as np
+
+from ..core.parameters import ParameterError, range_text
+from .spec import BASE_UNITS, FmuSpec, FmuVariable
+from ..simulation.cosimulation import CoSimulation
+
+__all__ = ["SlaveAdapter"]
+
+
+class _FmiApi:
+    """What differs between pythonfmu (FMI 2.0) and pythonfmu3 (FMI 3.0) for this adapter."""
+
+    def __init__(self, version: int):
+        self.version = version
+        if version == 3:
+            import pythonfmu3 as lib
+            from pythonfmu3 import Unit
+
+            self.kinds = {"real": lib.Float64, "integer": lib.Int32, "boolean": lib.Boolean}
+            self.accessor_kinds = ("float64", "int32", "boolean")
+            self.Causality, self.Variability, self.Status = lib.Fmi3Causality, lib.Fmi3Variability, lib.Fmi3Status
+            self.units_on_variables = True
+            self.unit = lambda name: Unit(name, **BASE_UNITS[name])
+        else:
+            import pythonfmu as lib
+            from pythonfmu.enums import Fmi2Status
+
+            self.kinds = {"real": lib.Real, "integer": lib.Integer, "boolean": lib.Boolean}
+            self.accessor_kinds = ("real", "integer", "boolean")
+            self.Causality, self.Variability, self.Status = lib.Fmi2Causality, lib.Fmi2Variability, Fmi2Status
+            self.units_on_variables = False  # pythonfmu has none: added to modelDescription.xml at build time
+        self.DefaultExperiment = lib.DefaultExperiment
+
+
+def _fmi_api(slave) -> _FmiApi:
+    fmi3 = any(c.__module__.split(".")[0] == "pythonfmu3" for c in type(slave).__mro__)
+    return _FmiApi(3 if fmi3 else 2)
+
+
+def _all_finite(values) -> bool:
+    """True when every value is finite, tested as one sum (the common case); False may also mean that
+    the sum overflowed, so a caller that gets False checks the values one by one."""
+    try:
+        return math.isfinite(math.fsum(values))
+    except (OverflowError, ValueError):  # inf - inf, or finite values beyond 1e308 in sum
+        return False
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+class SlaveAdapter:
+    """Implements the FMI calls of one slave instance on top of :class:`CoSimulation`."""
+
+    def __init__(self, slave, spec: FmuSpec):
+        api = _fmi_api(slave)
+        self.slave, self.spec = slave, spec
+        self._status = api.Status
+        self.values: dict = {}
+        self.sim: Optional[CoSimulation] = None
+        self.error: Optional[str] = None
+        self.start_time = 0.0
+        self._outputs_valid = False
+        self._params_in_force: Optional[dict] = None
+        C, V = api.Causality, api.Variability
+        groups = ((spec.parameters, C.parameter, V.fixed), (spec.inputs, C.input, None), (spec.outputs, C.output, None))
+        self._input_names = [v.name for v in spec.inputs]
+        self._meta = {}
+        for variables, causality, variability in groups:
+            for v in variables:
+                self._meta[v.name] = v
+                self.values[v.name] = v.start
+                kwargs = {"causality": causality, "description": v.description,
+                          "variability": variability or (V.discrete if v.kind != "real" else V.continuous)}
+                if api.units_on_variables and v.kind == "real" and v.unit:
+                    kwargs["unit"] = v.unit
+                if causality is C.output:
+                    kwargs["getter"] = lambda n=v.name: self._get_output(n)
+                else:
+                    kwargs.update(start=v.start, getter=lambda n=v.name: self.values[n],
+                                  setter=lambda x, n=v.name: self._set(n, x))
+                slave.register_variable(api.kinds[v.kind](v.name, **kwargs))
+        self._names = [v.name for v in spec.variables()]
+        self._convert = [{"real": float, "integer": int, "boolean": bool}[v.kind] for v in spec.variables()]
+        if api.version == 3:  # FMI 3.0 wants exactly one independent variable
+            self.values["time"] = 0.0
+            slave.register_variable(api.kinds["real"]("time", causality=C.independent, variability=V.continuous,
+                                                      description="simulation time", unit="s",
+                                                      getter=lambda: self.values["time"]))
+            self._names.append("time")
+            self._convert.append(float)
+        if api.units_on_variables:
+            slave.register_units([api.unit(u) for u in sorted({v.unit for v in spec.variables() if v.unit} | {"s"})])
+        slave.default_experiment = api.DefaultExperiment(0.0, spec.stop_time, spec.step_size)
+        # Value references are the registration order. pythonfmu's own get_/set_ methods walk its
+        # variable objects one by one and raise on a wrong type (which becomes fmiFatal); these
+        # replacements are list look-ups and never raise.
+        self._output_vrs = {i for i, v in enumerate(spec.variables()) if v in spec.outputs}
+        for kind in api.accessor_kinds:
+            setattr(slave, f"get_{kind}", self.get_values)
+            setattr(slave, f"set_{kind}", self.set_values)
+        # The FMI calls themselves: instance attributes shadow the library's defaults, so a slave class
+        # only needs ``do_step`` (abstract in pythonfmu) and the two class-level state (de)serializers.
+        slave.setup_experiment = lambda start_time, *rest: self.setup_experiment(start_time)
+        slave.exit_initialization_mode = self.exit_initialization_mode
+        slave._get_fmu_state = self.get_state
+        slave._set_fmu_state = self.set_state
+        slave.adapter = self
+
+    # -- variable access (never raises) -----------------------------------------------------------
+    def _set(self, name: str, value) -> None:
+        self.values[name] = value
+        if name in self._input_names:
+            self._outputs_valid = False
+
+    def get_values(self, vrs) -> list:
+        try:
+            if not self._outputs_valid and self.sim is not None and self.error is None \
+                    and not self._output_vrs.isdisjoint(vrs):
+                self._refresh_outputs()
+            values, names, conv = self.values, self._names, self._convert
+            return [conv[vr](values[names[vr]]) for vr in vrs]
+        except Exception as exc:  # noqa: BLE001 -- a bad value reference from the host
+            self.log_error(f"get: {exc!r} (value references {list(vrs)!r})")
+            return [0] * len(vrs)
+
+    def set_values(self, vrs, values) -> None:
+        try:
+            for vr, value in zip(vrs, values):
+                self._set(self._names[vr], value)
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"set: {exc!r} (value references {list(vrs)!r})")
+
+    def _get_output(self, name: str):
+        if not self._outputs_valid and self.sim is not None and self.error is None:
+            self._refresh_outputs()
+        return self.values[name]
+
+    def log_error(self, message: str) -> None:
+        self.slave.log(message, self._status.error)
+
+    # -- FMI calls --------------------------------------------------------------------------------
+    def setup_experiment(self, start_time: float) -> None:
+        self.start_time = float(start_time) if _finite(start_time) else 0.0
+
+    def exit_initialization_mode(self) -> None:
+        try:
+            for v in self.spec.parameters:
+                self._check_range(v, self.values[v.name])
+            params = {v.name: self.values[v.name] for v in self.spec.parameters}
+            model, x0, options = self.spec.build(params)
+            inputs = self._input_vector()
+            self.sim = CoSimulation(model, x0, t0=self.start_time, inputs=inputs, **options)
+            self._params_in_force = params
+            self.values["time"] = self.start_time
+            self.error = None
+            self._refresh_outputs()
+        except Exception as exc:  # noqa: BLE001 -- any failure must become a logged FMI error
+            self.sim = None
+            self.error = f"initialization failed: {exc}"
+            self.log_error(self.error)
+
+    def do_step(self, current_time: float, step_size: float) -> bool:
+        with np.errstate(all="ignore"):  # non-finite results are detected and reported, not warned about
+            return self._do_step(current_time, step_size)
+
+    def _do_step(self, current_time: float, step_size: float) -> bool:
+        try:
+            if self.error is not None:
+                self.log_error(f"cannot step: {self.error}")
+                return False
+            if self.sim is None:
+                self.log_error("cannot step: the FMU was not initialized")
+                return False
+            if not (_finite(step_size) and step_size > 0.0):
+                self.log_error(f"communication step size = {step_size!r} s is not allowed; it must be finite and > 0")
+                return False
+            if not _finite(current_time) or abs(current_time - self.sim.t) > 1e-9 * max(1.0, abs(self.sim.t)):
+                self.log_error(f"currentCommunicationPoint = {current_time!r} s does not match the FMU time "
+                               f"{self.sim.t!r} s (restore a saved state to go back in time)")
+                return False
+            inputs = self._input_vector()
+            if inputs is None:
+                return False
+            self.sim.set_inputs(inputs)
+            self.sim.step(float(step_size))
+            self.values["time"] = self.sim.t
+            # Outputs (reaction wrenches cost about as much as a model evaluation) are computed when a
+            # host first reads one, from the integrator's last stage: a host that reads a few outputs,
+            # or not every step, does not pay for all of them.
+            self._outputs_valid = False
+            return True
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"step from t = {current_time!r} s with h = {step_size!r} s failed: {exc}; "
+                           "the state is left at the start of the step")
+            return False
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _check_range(self, v: FmuVariable, value) -> None:
+        if v.kind != "real":
+            return
+        ok = _finite(value)
+        if ok:
+            x = float(value)
+            ok = x <= v.high and (x > v.low if v.low_open else x >= v.low)
+        if not ok:
+            meta = {"low": v.low, "high": v.high, "low_open": v.low_open}
+            raise ParameterError(f"{v.name} = {value!r} {v.unit} is outside the allowed range {range_text(meta)} {v.unit}")
+
+    def _input_vector(self) -> Optional[np.ndarray]:
+        values = self.values
+        try:
+            vals = [float(values[name]) for name in self._input_names]
+            if _all_finite(vals):  # the common case in one test; the loop below names the culprit
+                return np.array(vals)
+        except (TypeError, ValueError, OverflowError):
+            pass
+        for name in self._input_names:
+            x = self.values[name]
+            if not _finite(x):
+                self.log_error(f"input {name} = {x!r} is not allowed; it must be a finite number "
+                               f"({self._meta[name].unit})")
+                return None
+        return np.array([float(self.values[name]) for name in self._input_names])  # finite, only huge
+
+    def _refresh_outputs(self) -> None:
+        with np.errstate(all="ignore"):
+            self._refresh_outputs_checked()
+
+    def _refresh_outputs_checked(self) -> None:
+        try:
+            inputs = self._input_vector()
+            if inputs is None:
+                return
+            self.sim.set_inputs(inputs)
+            out = self.sim.outputs()
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"outputs could not be evaluated: {exc}")
+            return
+        if not _all_finite(out.values()):
+            bad = [n for n, v in out.items() if not math.isfinite(v)]
+            if bad:
+                self.log_error(f"outputs {', '.join(bad[:5])} are not finite for the current inputs; "
+                               "the previous output values are kept")
+                return
+        self.values.update(out)
+        self._outputs_valid = True
+
+    # -- saved FMU states ---------------------------------------------------------------------------
+    def get_state(self) -> dict:
+        sim = self.sim
+        # The cached derivative and the stepper's carried data (step size, Jacobian) are part of the
+        # state: they make a replay bit-identical.
+        core = sim.get_state() if sim is not None else None
+        return {"values": dict(self.values), "error": self.error, "start_time": self.start_time,
+                "sim": core, "params": self._params_in_force}
+
+    def set_state(self, state: dict) -> None:
+        try:
+            self.values = dict(state["values"])
+            self.error = state["error"]
+            self.start_time = state["start_time"]
+            core = state["sim"]
+            if core is None:
+                self.sim = None
+            else:
+                if self.sim is None or state.get("params") != self._params_in_force:
+                    params = state["params"]
+                    model, x0, options = self.spec.build(params)
+                    self.sim = CoSimulation(model, x0, t0=core[0], inputs=core[2], **options)
+                    self._params_in_force = params
+                self.sim.set_state(core)
+            self._outputs_valid = False
+        except Exception as exc:  # noqa: BLE001
+            self.log_error(f"restoring the FMU state failed: {exc}")
+
+    @staticmethod
+    def state_to_bytes(state: dict) -> bytes:
+        return pickle.dumps(state, protocol=4)
+
+    @staticmethod
+    def state_from_bytes(data: bytes) -> dict:
+        return pickle.loads(data)

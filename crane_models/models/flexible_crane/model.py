@@ -1,0 +1,92 @@
+"""The FlexibleCrane as a co-simulation model: state ``x = [q, q̇, z]``, derivative, outputs and switching times for
+:class:`simulation.CoSimulation` (and the kernel's stepping when it is loaded)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.programmed_motion import quintic_rise
+from .crane import INPUTS, FlexibleCrane
+from .parameters import FlexibleCraneInitialState
+from .statics import link_deflection, static_equilibrium
+
+__all__ = ["FlexibleCraneModel"]
+
+
+class FlexibleCraneModel:
+    """The crane as a co-simulation model: input ``column_torque``, state ``x = [q, q̇, z]``, outputs."""
+
+    input_names = [name for name, _, _ in INPUTS]
+
+    def __init__(self, crane: FlexibleCrane | None = None):
+        self.crane = crane if crane is not None else FlexibleCrane()
+        self.n = self.crane.n
+        self.state_size = 2 * self.n + 3
+
+    def initial_state(self, init: FlexibleCraneInitialState | None = None, static: bool = False) -> np.ndarray:
+        """``x0`` of (23) (or, with ``static``, the static equilibrium at the same joint angles)."""
+        q = self.crane.initial_coordinates(init)
+        if static:
+            q = static_equilibrium(self.crane, q)
+        i = init if init is not None else FlexibleCraneInitialState()
+        u = np.zeros(self.n)
+        u[self.crane.joint_coords] = [i.u_c1_0, i.u_c2_0, i.u_c3_0]
+        return np.concatenate((q, u, np.zeros(3)))
+
+    @property
+    def switch_times(self) -> tuple:
+        """Times at which the model's right-hand side jumps (the end of the torque pulse (21)):
+        :class:`simulation.CoSimulation` integrates up to them and restarts after them."""
+        m = self.crane.motion
+        return (m.paper_torque_time,) if self.crane.paper_torque_enabled else ()
+
+    def compiled(self, t: float, inputs: np.ndarray):
+        """The whole right-hand side in the kernel (:mod:`simulation`'s hook) from ``t`` to the next switching
+        time, over which the column torque (21) plus input is constant; None without the kernel."""
+        crane = self.crane
+        native = crane.native_task()
+        if native is None:
+            return None
+        crane._drive[0] = crane.drive_torque(t) + float(inputs[0])
+        return native[3], crane._drive
+
+    def evaluate(self, t: float, x: np.ndarray, inputs: np.ndarray) -> dict:
+        n = self.n
+        return self.crane.evaluate(t, x[:n], x[n:2 * n], x[2 * n:], float(inputs[0]))
+
+    def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        ev = self.evaluate(t, x, inputs)
+        n = self.n
+        return np.concatenate((x[n:2 * n], ev["udot"], ev["zdot"])), ev
+
+    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        crane, n = self.crane, self.n
+        kin = aux["kin"]
+        q, u = x[:n], x[n:2 * n]
+        jc = crane.joint_coords
+        out = {"q_c1": q[jc[0]], "q_c2": q[jc[1]], "q_c3": q[jc[2]], "u_c1": u[jc[0]], "u_c2": u[jc[1]],
+               "u_c3": u[jc[2]]}
+        out.update(zip(("x_b", "y_b", "z_b", "psi_b", "theta_b", "phi_b"), q[:6]))
+        tip = crane.tip_position(kin)
+        out.update(tip_x=tip[0], tip_y=tip[1], tip_z=tip[2])
+        c = crane.constraint
+        out["z_E_programmed"] = quintic_rise(t, c.z_start, c.z_inc, c.t_c)[0] if c is not None else tip[2]
+        out["phi1"], out["phi2"] = aux["phi"]
+        for i, a in enumerate("xyz"):
+            out[f"constraint_force_{a}"] = aux["constraint_force"][i]
+        lam = aux["lam"] if len(aux["lam"]) else np.zeros(2)
+        out["lambda1"], out["lambda2"] = lam
+        for i in range(3):
+            out[f"friction_torque_{i + 1}"] = aux["friction_torque"][i]
+            out[f"bristle_z_{i + 1}"] = x[2 * n + i]
+            out[f"normal_force_{i + 1}"] = aux["normal_force"][i]
+        force, moment = crane.supports.resultant(kin)
+        for i, a in enumerate("xyz"):
+            out[f"support_force_{a}"] = force[i]
+            out[f"support_moment_{a}"] = moment[i]
+        out.update(link_deflection(crane, kin))
+        out["drive_torque"] = aux["drive"]
+        return {k: float(v) for k, v in out.items()}
+
+    def check_state(self, x: np.ndarray) -> None:
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"state became non-finite: {x}")

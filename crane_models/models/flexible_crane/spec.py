@@ -1,0 +1,80 @@
+"""FMU ``FlexibleCrane``: its variables and model factory."""
+from __future__ import annotations
+
+from ...fmi.spec import FmuSpec, FmuVariable, parameters_from_dataclasses, split_values
+from .crane import INPUTS, OUTPUTS, FlexibleCrane
+from .model import FlexibleCraneModel
+from .statics import stable_step
+from .parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
+                         ProgrammedMotionParameters, SupportParameters)
+from ...core.friction import FRICTION_MODELS
+from ...simulation.integrators import INTEGRATOR_DESCRIPTION, stepper_for_code
+
+__all__ = ["flexible_crane_spec", "build_model", "PARAMETER_CLASSES", "FMUS"]
+
+PARAMETER_CLASSES = (FlexibleCraneParameters, SupportParameters, FrictionTable, ProgrammedMotionParameters,
+                     FlexibleCraneInitialState)
+
+SETTINGS = [
+    FmuVariable("n_rfe", "", "number of rigid finite elements of link (c,2), eq. (7) (1 = rigid link; paper: 4)",
+                4, "integer"),
+    FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer"),
+    FmuVariable("constraints_enabled", "", "programmed constraints (17), (22) on E on (true) or off", True, "boolean"),
+    FmuVariable("paper_torque_enabled", "", "apply the driving torque pulse of eq. (21) (added to the input)",
+                True, "boolean"),
+    FmuVariable("start_static", "", "start from the static equilibrium at the joint angles (23) instead of the "
+                "undeformed state of the paper", False, "boolean"),
+    # Dormand-Prince 5(4) by default: accuracy, not stability, limits the step (the undamped element and
+    # support modes carry a large part of the joint forces and must be followed in phase), and the 5th-order
+    # pair needs a third of RK23's evaluations for it; the L-stable Rosenbrock-W stepper would damp those
+    # modes at a large step and needs more evaluations at equal accuracy (README, FlexibleCrane performance).
+    FmuVariable("integrator", "", INTEGRATOR_DESCRIPTION, 2, "integer"),
+    FmuVariable("max_step", "s", "largest internal step inside doStep; with an explicit stepper (RK23, DP5) "
+                "the model lowers it to 1.5/omega_max of its stiffest mode (stability)", 0.01, low=0.0, high=1.0,
+                low_open=True),
+    # 1e-7: the undamped support and element modes (the paper omits damping) must be followed in phase
+    # for the joint normal forces to stay within 0.1 % of the reference over the paper's 10 s; stick-slip
+    # makes the run sensitive. Measured with DP5, rigid link, full 10 s: 5.8e-4 of range at 1e-7, 3.5e-3 at
+    # 1e-6 (RK23 at 1e-6: 3.5e-2).
+    FmuVariable("rtol", "", "relative tolerance of the internal integrator", 1e-7,
+                low=1e-12, high=1e-2),
+    # 1e-9 for the same reason: the rigid link's normal_force_1 leaves the 0.1 % band at 1e-8 (2.8e-3 of range
+    # over 10 s). With elements 1e-8 is enough (8e-5 of range, 19 % fewer evaluations): a user's trade-off.
+    FmuVariable("atol", "", "absolute tolerance of the internal integrator (on coordinates [m, rad], rates "
+                "[m/s, rad/s] and bristle deflections [rad])", 1e-9, low=1e-15, high=1e-2),
+]
+
+
+def build_model(values: dict) -> tuple:
+    """``(model, x0, CoSimulation options)`` from FMU parameter values (defaults for missing ones)."""
+    defaults = {v.name: v.start for v in flexible_crane_spec().parameters}
+    values = {**defaults, **values}
+    code = int(values["friction_model"])
+    if code not in FRICTION_MODELS:
+        raise ValueError(f"friction_model = {code} must be 0 (none), 1 (Dahl) or 2 (LuGre)")
+    init = split_values(values, FlexibleCraneInitialState)
+    crane = FlexibleCrane(split_values(values, FlexibleCraneParameters), split_values(values, SupportParameters),
+                          split_values(values, FrictionTable), split_values(values, ProgrammedMotionParameters),
+                          n_rfe=int(values["n_rfe"]), friction_model=FRICTION_MODELS[code],
+                          constraints_enabled=bool(values["constraints_enabled"]),
+                          paper_torque_enabled=bool(values["paper_torque_enabled"]), init=init)
+    model = FlexibleCraneModel(crane)
+    x0 = model.initial_state(init, static=bool(values["start_static"]))
+    stepper = stepper_for_code(values["integrator"])
+    max_step = float(values["max_step"])
+    if stepper != "rosenbrock":  # an explicit stepper's stability limit (RK23's, DP5's is wider); L-stable: none
+        max_step = min(max_step, stable_step(crane, x0[:crane.n]))
+    return model, x0, {"max_step": max_step, "rtol": float(values["rtol"]), "atol": float(values["atol"]),
+                       "stepper": stepper}
+
+
+def flexible_crane_spec() -> FmuSpec:
+    params = parameters_from_dataclasses(*(cls() for cls in PARAMETER_CLASSES)) + SETTINGS
+    inputs = [FmuVariable(n, u, d, 0.0) for n, u, d in INPUTS]
+    outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in OUTPUTS]
+    return FmuSpec("FlexibleCrane", "Crane on flexible supports with a flexible link (RFEM), Dahl/LuGre joint "
+                   "friction and programmed motion of the end effector (Jarzebowska, Urbas & Augustynek 2019)",
+                   params, inputs, outputs, build_model, stop_time=10.0, step_size=0.01)
+
+
+FMUS = {"FlexibleCrane": flexible_crane_spec}

@@ -1,0 +1,301 @@
+"""The vessel crane of section III split for ship co-simulation (Cibicik & Egeland, *Determination of
+constraint forces for an offshore crane on a moving base*): the ship simulator owns the vessel, the crane
+receives the vessel's motion and returns the load it puts on the vessel.
+
+* :class:`CraneOnMovingBaseModel` -- Bodies 2-4 (king, inner and outer boom, eqs. (54)-(56), (73)) on a
+  base whose motion is an input. It is the same body tree as the monolithic model, rooted at the crane
+  base point: three massless prismatic joints (the base point's translation), the yaw-pitch-roll chain of
+  (53) (Frame 1), then the crane. All six base speeds are *prescribed*, eq. (43) with
+  ``M_ff u̇_f = τ_f − (C u)_f − M_fp u̇_p`` (:meth:`MultibodySystem.accelerations_with_prescribed`).
+  The interface wrench is the constraint wrench of the king joint by auxiliary generalized speeds
+  (50), (64)-(72) plus the slewing torque, negated: the wrench the crane exerts **on the vessel**.
+* :class:`VesselModel` -- Body 1 alone (inertia (73), cubic springs ``T_si = −k_i q_i³`` of §III-D) with an
+  external wrench input at the crane base, taken into ``τ`` by ``Σ P_kᵀ Π W`` (32)/(46).
+
+Motion interface (all vectors in Frame 1, the vessel frame):
+
+* ``roll``, ``pitch``, ``yaw``: ``R^0_1 = R_z(yaw) R_y(pitch) R_x(roll)``, eq. (53);
+* ``angular_velocity_*`` ``ω^1_{01}``, ``angular_acceleration_*`` ``ω̇^1_{01}``;
+* ``base_acceleration_*``: acceleration of the crane base point (origin of Frame 2) relative to Frame 0.
+
+Choices where the paper is silent:
+
+* The base point is the crane base (origin of Frame 2, ``[0, 0, l1]`` in Frame 1), where the constraint
+  forces of §III-C act, so one point carries both the motion and the wrench of the interface.
+* Base position and velocity are not inputs: the dynamics are Galilean-invariant and gravity is uniform,
+  so the crane model takes the base at the origin, at rest at the current instant, and only the base
+  acceleration enters (``u_p = 0``, ``u̇_p = a``). The crane then needs no ``l1``.
+* Inside a communication step the inputs are held (FMI 2.0 zero-order hold): the base orientation does
+  not advance with ``ω`` within the step. That makes a coupled run first order in the communication
+  step (see :mod:`simulation.split_masters`).
+* ``interface_moment_z`` is the reaction of the slewing torque on the vessel (not a constraint moment,
+  (64) has none about ``z2``): a ship simulator needs the full wrench.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ...core.constraint_forces import AuxiliarySpeeds, joint_effort_wrenches
+from ...core.effort_laws import cubic_springs, pd_control
+from ...core.kane import Body, Kinematics, MultibodySystem, skew_stack
+from ...core.parameters import validate
+from ...core.springs import cross
+from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
+                           VesselCraneParameters, crane_bodies, vessel_bodies)
+
+__all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
+           "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates",
+           "euler_accelerations",
+           "MOTION", "WRENCH", "BASE_VELOCITY", "CRANE_INPUTS", "CRANE_OUTPUTS", "VESSEL_INPUTS", "VESSEL_OUTPUTS"]
+
+
+def _subset(name: str, source, fields: tuple):
+    """A parameter dataclass holding some fields of ``source`` (same defaults, units, ranges, texts)."""
+    chosen = [f for f in dataclasses.fields(source) if f.name in fields]
+    return dataclasses.make_dataclass(name, [(f.name, float, dataclasses.field(default=f.default, metadata=f.metadata))
+                                             for f in chosen])
+
+
+CraneOnMovingBaseParameters = _subset("CraneOnMovingBaseParameters", VesselCraneParameters,
+                                      ("l2", "l3", "l4", "d2", "d3", "d4", "m2", "m3", "m4", "g"))
+CraneOnMovingBaseParameters.__doc__ = "Table I for Bodies 2-4 (masses in kg), ``l4`` (l4 = l3) and gravity."
+VesselParameters = _subset("VesselParameters", VesselCraneParameters,
+                           ("l1", "d1", "m1", "k1", "k2", "k3", "g"))
+VesselParameters.__doc__ = "Table I for Body 1, the springs of §III-D and gravity; ``l1`` places the crane base."
+CraneInitialState = _subset("CraneInitialState", VesselCraneInitialState,
+                            ("q4_0", "q5_0", "q6_0", "u4_0", "u5_0", "u6_0"))
+VesselInitialState = _subset("VesselInitialState", VesselCraneInitialState,
+                             ("q1_0", "q2_0", "q3_0", "u1_0", "u2_0", "u3_0"))
+
+
+def initial_state(init, names: str) -> np.ndarray:
+    """``[q…, u…]`` of an initial-state dataclass, e.g. ``names = "456"``."""
+    return np.array([getattr(init, f"{c}{i}_0") for c in "qu" for i in names])
+
+
+# -- Euler angles of eq. (53) ---------------------------------------------------------------------------
+def euler_rate_matrix(roll: float, pitch: float) -> np.ndarray:
+    """``E`` with ``ω^1_{01} = E [q̇1, q̇2, q̇3]`` for ``R_z(q3) R_y(q2) R_x(q1)`` (53): the roll axis x1, the
+    pitch axis ``R_x(q1)ᵀ y`` and the yaw axis ``R_x(q1)ᵀ R_y(q2)ᵀ z`` in Frame 1.
+
+    >>> euler_rate_matrix(0.0, 0.0)  # upright: body rates are the Euler rates
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [0., 0., 1.]])
+    """
+    c1, s1, c2, s2 = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
+    return np.array([[1.0, 0.0, -s2], [0.0, c1, s1 * c2], [0.0, -s1, c1 * c2]])
+
+
+def euler_rate_matrix_inverse(roll: float, pitch: float) -> np.ndarray:
+    """``E⁻¹`` in closed form (a 3×3 solve costs more than the rest of a derivative): with ``t = tan(pitch)``,
+    ``[[1, s1 t, c1 t], [0, c1, −s1], [0, s1/c2, c1/c2]]``; singular at pitch ±π/2, as (53) itself."""
+    c1, s1, c2, s2 = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
+    t = s2 / c2
+    return np.array([[1.0, s1 * t, c1 * t], [0.0, c1, -s1], [0.0, s1 / c2, c1 / c2]])
+
+
+def euler_rates(angles: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    """``q̇ = E⁻¹ ω`` (singular at pitch ±π/2, as (53) itself)."""
+    return euler_rate_matrix_inverse(angles[0], angles[1]) @ omega
+
+
+def euler_accelerations(angles: np.ndarray, rates: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """``q̈ = E⁻¹ (ω̇ − Ė q̇)``, the time derivative of ``ω = E q̇``."""
+    r, p = angles[0], angles[1]
+    c1, s1, c2, s2 = math.cos(r), math.sin(r), math.cos(p), math.sin(p)
+    d1, d2 = rates[0], rates[1]
+    e_dot = np.array([[0.0, 0.0, -c2 * d2],
+                      [0.0, -s1 * d1, c1 * c2 * d1 - s1 * s2 * d2],
+                      [0.0, -c1 * d1, -s1 * c2 * d1 - c1 * s2 * d2]])
+    return euler_rate_matrix_inverse(r, p) @ (alpha - e_dot @ rates)
+
+
+# -- the interface: (name, unit, description) ---------------------------------------------------------
+_F1 = "Frame 1 (vessel)"
+MOTION = (
+    [("roll", "rad", "vessel roll q1, R^0_1 = R_z(yaw) R_y(pitch) R_x(roll), eq. (53)"),
+     ("pitch", "rad", "vessel pitch q2, eq. (53)"),
+     ("yaw", "rad", "vessel yaw q3, eq. (53)")]
+    + [(f"angular_velocity_{a}", "rad/s", f"vessel angular velocity omega^1_01, {a} in {_F1}") for a in "xyz"]
+    + [(f"angular_acceleration_{a}", "rad/s2", f"vessel angular acceleration, {a} in {_F1}") for a in "xyz"]
+    + [(f"base_acceleration_{a}", "m/s2", f"acceleration of the crane base point (origin of Frame 2), "
+        f"{a} in {_F1}") for a in "xyz"]
+)
+_ON_VESSEL = "{} the crane exerts on the vessel at the crane base (origin of Frame 2), {} in Frame 1"
+WRENCH = ([(f"interface_force_{a}", "N", _ON_VESSEL.format("force", a)) for a in "xyz"]
+          + [(f"interface_moment_{a}", "N.m", _ON_VESSEL.format("moment", a)) for a in "xyz"])
+
+BASE_VELOCITY = [(f"base_velocity_{a}", "m/s", f"velocity of the crane base point, {a} in {_F1}") for a in "xyz"]
+# The crane also accepts the base velocity, which its dynamics do not need (Galilean invariance): with it
+# force and velocity form the OSP linear mechanical port of the interface.
+CRANE_INPUTS = tuple(VC_INPUTS) + tuple(MOTION) + tuple(BASE_VELOCITY)
+_CRANE_COORDS = {4: "slewing angle", 5: "inner boom angle", 6: "outer boom angle"}
+CRANE_OUTPUTS = tuple(
+    [(f"q{i}", "rad", f"{d} q{i}") for i, d in _CRANE_COORDS.items()]
+    + [(f"u{i}", "rad/s", f"{d} rate u{i}") for i, d in _CRANE_COORDS.items()]
+    + WRENCH
+    + [(f"tip_{a}", "m", f"crane tip (end of the outer boom) relative to the crane base, {a} in Frame 1")
+       for a in "xyz"]
+    + [(f"applied_joint{i}_torque", "N.m", f"total torque in joint {i}: PD effort (63) plus input") for i in (4, 5, 6)]
+)
+VESSEL_INPUTS = tuple(WRENCH)
+VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
+
+# Coordinates of the split crane's tree: 0-2 roll, pitch, yaw (as in VesselCrane), 3-5 crane, 6-8 base x, y, z.
+_BASE_SPEEDS = np.array([0, 1, 2, 6, 7, 8])
+
+
+def base_bodies() -> list:
+    """Massless translation of the base point (Frame 0 axes), then yaw, pitch, roll (53) about it."""
+    x, y, z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+    return [Body("base_x", None, "prismatic", x, coordinate=6),
+            Body("base_y", "base_x", "prismatic", y, coordinate=7),
+            Body("base_z", "base_y", "prismatic", z, coordinate=8),
+            Body("yaw", "base_z", "revolute", z, coordinate=2),
+            Body("pitch", "yaw", "revolute", y, coordinate=1),
+            Body("vessel", "pitch", "revolute", x, coordinate=0)]
+
+
+class _WithBaseAtOrigin:
+    """``p`` seen with ``l1 = 0``: the king joint at the base point."""
+
+    def __init__(self, p):
+        self._p = p
+
+    def __getattr__(self, name: str):
+        return 0.0 if name == "l1" else getattr(self._p, name)
+
+
+class CraneOnMovingBaseModel:
+    """Bodies 2-4 on a prescribed base motion with the PD controller (63); state ``x = [q4..q6, u4..u6]``."""
+
+    input_names = [name for name, _, _ in CRANE_INPUTS]
+    state_size = 6
+
+    def __init__(self, params=None, controller: VesselCraneController | None = None):
+        self.params = p = params if params is not None else CraneOnMovingBaseParameters()
+        validate(p)
+        self.controller = controller if controller is not None else VesselCraneController()
+        validate(self.controller)
+        # The king sits at the base point itself: l1 = 0 in crane_bodies (the vessel's l1 lives in VesselModel).
+        crane = crane_bodies(_WithBaseAtOrigin(p), base="vessel")
+        self.system = MultibodySystem(base_bodies() + crane, 9)
+        self.interface = AuxiliarySpeeds(self.system, INTERFACE_CUT)
+        ix = self.system.index
+        self._vessel, self._king, self._outer = ix["vessel"], ix["king"], ix["outer_boom"]
+        self._crane_bodies = [ix["king"], ix["boom"], ix["outer_boom"]]
+        self._pd = pd_control(self.controller.kp, self.controller.kd)
+
+    def base_state(self, x: np.ndarray, inputs: np.ndarray) -> tuple:
+        """Full ``(q, u)`` of the tree and the prescribed ``u̇_p`` from the motion inputs."""
+        m = inputs[6:18]
+        angles, omega, alpha, acc = m[:3], m[3:6], m[6:9], m[9:12]
+        rates = euler_rates(angles, omega)
+        q = np.concatenate((angles, x[:3], np.zeros(3)))
+        u = np.concatenate((rates, x[3:], np.zeros(3)))  # base point at rest at this instant (Galilean invariance)
+        return q, u, angles, rates, alpha, acc
+
+    def crane_torques(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """PD effort (63) towards the set-points plus the torque inputs (as :class:`VesselCraneModel`)."""
+        return self._pd.efforts(x[:3], x[3:], inputs[:6])
+
+    def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        q, u, angles, rates, alpha, acc = self.base_state(x, inputs)
+        kin = self.system.kinematics(q, u)
+        torques = self.crane_torques(x, inputs)
+        tau = self.system.gravity_forces(kin, self.params.g)
+        tau[3:6] += torques  # identity joint maps: a joint torque is its generalized force
+        prescribed = np.concatenate((euler_accelerations(angles, rates, alpha), kin.rotation[self._vessel] @ acc))
+        udot, _, _ = self.system.accelerations_with_prescribed(kin, tau, _BASE_SPEEDS, prescribed)
+        return np.concatenate((x[3:], udot[3:6])), (kin, udot, torques)
+
+    def interface_wrench(self, kin: Kinematics, udot: np.ndarray, torques: np.ndarray) -> tuple:
+        """``(force, moment)`` the crane exerts on the vessel at the crane base, Frame 1: minus the
+        constraint wrench ``S ρ`` (50), (67) and minus the slewing torque about ``z2``."""
+        efforts = np.zeros(self.system.nb)
+        efforts[self._crane_bodies] = torques
+        applied = self.system.gravity_wrenches(kin, self.params.g) + joint_effort_wrenches(self.system, kin, efforts)
+        w2 = self.interface.wrench(self.interface.magnitudes(kin, udot, applied))  # [n; f] on the crane, Frame 2
+        w2[2] += torques[0]
+        r12 = kin.rotation[self._vessel].T @ kin.rotation[self._king]
+        return -(r12 @ w2[3:]), -(r12 @ w2[:3])
+
+    def tip_position(self, kin: Kinematics) -> np.ndarray:
+        """Crane tip relative to the crane base, Frame 1."""
+        k, b = self._outer, self._vessel
+        tip = kin.origin[k] + kin.rotation[k] @ np.array([self.params.l4, 0.0, 0.0])
+        return kin.rotation[b].T @ (tip - kin.origin[b])
+
+    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        kin, udot, torques = aux
+        out = {f"{c}{i}": x[j * 3 + i - 4] for j, c in enumerate("qu") for i in (4, 5, 6)}
+        force, moment = self.interface_wrench(kin, udot, torques)
+        out.update({f"interface_force_{a}": force[i] for i, a in enumerate("xyz")})
+        out.update({f"interface_moment_{a}": moment[i] for i, a in enumerate("xyz")})
+        tip = self.tip_position(kin)
+        out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
+        out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
+        return {k: float(v) for k, v in out.items()}
+
+    def check_state(self, x: np.ndarray) -> None:
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"state became non-finite: {x}")
+
+
+class VesselModel:
+    """Body 1 on its cubic springs under an external wrench at the crane base; ``x = [q1..q3, u1..u3]``."""
+
+    input_names = [name for name, _, _ in VESSEL_INPUTS]
+    state_size = 6
+
+    def __init__(self, params=None):
+        self.params = p = params if params is not None else VesselParameters()
+        validate(p)
+        self.system = MultibodySystem(vessel_bodies(p), 3)
+        self._springs = cubic_springs([p.k1, p.k2, p.k3])
+        self._vessel = self.system.index["vessel"]
+        self._base = np.array([0.0, 0.0, p.l1])  # crane base in Frame 1
+        self._arm = self._base - self.system.com[self._vessel]  # COG → crane base, Frame 1
+
+    def external_wrenches(self, force: np.ndarray, moment: np.ndarray) -> np.ndarray:
+        """The input wrench moved from the crane base to the vessel COG, ``[f; n]`` per body (46)."""
+        w = np.zeros((self.system.nb, 6))
+        w[self._vessel, :3] = force
+        w[self._vessel, 3:] = moment + cross(self._arm, force)
+        return w
+
+    def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        kin = self.system.kinematics(x[:3], x[3:])
+        tau = self.system.gravity_forces(kin, self.params.g) + self._springs.efforts(x[:3], x[3:], inputs[:0])
+        tau += self.system.generalized_forces(kin, self.external_wrenches(inputs[:3], inputs[3:6]))
+        udot, _, _ = self.system.accelerations(kin, tau)
+        return np.concatenate((x[3:], udot)), (kin, udot)
+
+    def motion(self, kin: Kinematics, udot: np.ndarray) -> dict:
+        """ω, ω̇ (Frame 1) and velocity and acceleration of the crane base point: the vessel turns about
+        the origin of Frame 0 (53), so ``v = ω × r``, ``a = ω̇ × r + ω × (ω × r)`` with ``r = [0, 0, l1]``."""
+        b = self._vessel
+        omega = kin.twist[b, :3]
+        alpha = self.system.body_accelerations(kin, udot)[b, :3]
+        wx = skew_stack(omega[None])[0]
+        vel = wx @ self._base
+        acc = cross(alpha, self._base) + wx @ vel
+        return {"angular_velocity": omega, "angular_acceleration": alpha, "base_velocity": vel,
+                "base_acceleration": acc}
+
+    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        kin, udot = aux
+        out = {"roll": x[0], "pitch": x[1], "yaw": x[2]}
+        for name, vec in self.motion(kin, udot).items():
+            out.update({f"{name}_{a}": vec[i] for i, a in enumerate("xyz")})
+        return {k: float(v) for k, v in out.items()}
+
+    def check_state(self, x: np.ndarray) -> None:
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"state became non-finite: {x}")
+        if abs(x[1]) > 1.4:  # as VesselCraneModel: E of (53) is singular at pitch ±π/2
+            raise ValueError(f"vessel pitch = {x[1]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")

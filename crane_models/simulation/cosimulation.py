@@ -1,0 +1,143 @@
+"""Running a model: the co-simulation stepper behind every FMU and the scipy reference solver.
+
+A *model* here is any object with
+
+* ``input_names``, ``state_size``;
+* ``derivative(t, x, inputs) -> (ẋ, aux)`` -- ``aux`` carries what the outputs need at that point;
+* ``outputs(t, x, inputs, aux) -> dict`` of output name to float;
+* ``check_state(x)`` raising ``ValueError`` when the state left the model's validity;
+* optionally ``update_inputs(x, aux, old_inputs, new_inputs) -> (ẋ, aux)``, a cheap exact update of
+  the last evaluation when only the inputs changed;
+* optionally ``compiled(t, inputs) -> (core.native.NativeIntegration, kernel inputs) | None``: the whole
+  right-hand side in the compiled kernel, valid from ``t`` up to the next switching time; an explicit
+  stepper then runs its steps in the kernel too (same tableau and step-size control).
+
+:class:`CoSimulation` is what ``doStep`` calls; :func:`simulate_reference` is the standalone solver
+(``scipy.integrate.solve_ivp``, tight tolerances) used to validate the FMUs.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from .integrators import StepFailure, _rounding, make_stepper
+
+__all__ = ["CoSimulation", "simulate_reference", "StepFailure"]
+
+
+class CoSimulation:
+    """State, inputs and integrator of one model instance, advanced one communication step at a time.
+
+    ``stepper``: ``"rk23"`` (explicit Bogacki-Shampine 3(2), default) or ``"rosenbrock"`` (linearly
+    implicit ROS34PW2 for stiff models, :class:`integrators.RosenbrockW`); ``max_step`` bounds the
+    internal step of either (for the explicit one it is where a model puts its stability limit)."""
+
+    def __init__(self, model, x0: np.ndarray, t0: float = 0.0, max_step: float = 0.01,
+                 rtol: float = 1e-5, atol: float = 1e-9, inputs: Optional[np.ndarray] = None,
+                 stepper: str = "rk23"):
+        self.model = model
+        self.t = float(t0)
+        self.x = np.array(x0, dtype=float)
+        self.inputs = np.zeros(len(model.input_names)) if inputs is None else np.array(inputs, dtype=float)
+        self.stepper = make_stepper(stepper, rtol=rtol, atol=atol, max_step=max_step)
+        model.check_state(self.x)
+        self._k = self._aux = None  # derivative and aux at (t, x) for the current inputs
+
+    def set_inputs(self, inputs: np.ndarray) -> None:
+        inputs = np.asarray(inputs, dtype=float)
+        if not np.array_equal(inputs, self.inputs):
+            if self._aux is not None and hasattr(self.model, "update_inputs"):
+                self._k, self._aux = self.model.update_inputs(self.x, self._aux, self.inputs, inputs)
+            else:
+                self._k = self._aux = None
+            self.inputs = inputs.copy()
+
+    def _f(self, t: float, x: np.ndarray):
+        return self.model.derivative(t, x, self.inputs)
+
+    def _current(self):
+        if self._k is None:
+            self._k, self._aux = self._f(self.t, self.x)
+        return self._k, self._aux
+
+    def step(self, dt: float) -> None:
+        """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged."""
+        k, aux = self._current()
+        t, x = self.t, self.x
+        t_end = t + dt
+        # The model's switching times (the end of a torque pulse) are met, not searched for by error control:
+        # * a start within rounding before a switch (0.09 + 0.01 = 0.09999999999999999 for a pulse that ends
+        #   at 0.1) starts at the switch, from the value after it (and so does an implicit stepper's Jacobian);
+        # * a switch inside the step: integrate to four ulp before it (the last stage of a step sits at its
+        #   end and must still see the left value; four ulp of time are below anything a model resolves) and
+        #   restart from the value after it; a switch within rounding of t_end ends the step there.
+        for ts in getattr(self.model, "switch_times", ()):
+            if t < ts <= t + _rounding(t):  # a start rounded just before a switch: start at it, after it
+                t = ts
+                k, aux = self._f(ts, x)
+                continue
+            near_end = abs(ts - t_end) <= _rounding(t_end)
+            if t + _rounding(t) < ts and (near_end or ts < t_end):
+                x, _, _ = self._advance(t, x, ts - 4.0 * math.ulp(ts), k, aux)
+                t = t_end if near_end else ts
+                k, aux = self._f(max(ts, t), x)  # the value after the switch
+        if t_end - t > _rounding(t_end):
+            x, k, aux = self._advance(t, x, t_end, k, aux)
+        self.model.check_state(x)
+        self.t, self.x, self._k, self._aux = t_end, x, k, aux
+
+    def _advance(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
+        """The stepper from ``t`` to ``t_end`` (no switching time in between): in the kernel when the model
+        has a compiled right-hand side and the stepper a tableau, else in Python."""
+        compiled = self.model.compiled(t, self.inputs) if hasattr(self.model, "compiled") else None
+        if compiled is not None and hasattr(self.stepper, "tableau"):
+            integration, inputs = compiled
+            return integration.advance(self.stepper, t, x, t_end, k, aux, inputs)
+        return self.stepper.advance(self._f, t, x, t_end, k, aux)
+
+    def get_state(self) -> tuple:
+        """Everything a bit-identical replay needs: time, state, inputs, the stepper's carried data
+        (step size, and the Jacobian of the implicit stepper) and the cached derivative at ``t``."""
+        return (self.t, self.x.copy(), self.inputs.copy(), self.stepper.get_state(), self._k, self._aux)
+
+    def set_state(self, state: tuple) -> None:
+        t, x, inputs, stepper, self._k, self._aux = state
+        self.t, self.x, self.inputs = t, x.copy(), inputs.copy()
+        self.stepper.set_state(stepper)
+
+    def outputs(self) -> dict:
+        _, aux = self._current()
+        return self.model.outputs(self.t, self.x, self.inputs, aux)
+
+
+def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Callable[[float], np.ndarray],
+                       rtol: float = 1e-10, atol: float = 1e-10, method: str = "DOP853") -> dict:
+    """Standalone solution on the grid ``times`` with inputs sampled at each grid point and held until
+    the next one (exactly what a co-simulation master feeds an FMU). Returns ``{name: array}`` with
+    the outputs at every grid point, computed with the inputs of the step that ends there."""
+    # Imported here, not at module level: the FMUs import this module, and scipy.integrate (through
+    # scipy._lib._uarray) makes a native host that embeds Python crash at exit (README, Co-simulation engines).
+    from scipy.integrate import solve_ivp
+
+    times = np.asarray(times, dtype=float)
+    x = np.array(x0, dtype=float)
+    rows = []
+    u_in = np.asarray(inputs_at(times[0]), dtype=float)
+    _, aux = model.derivative(times[0], x, u_in)
+    rows.append(model.outputs(times[0], x, u_in, aux))
+    for t0, t1 in zip(times[:-1], times[1:]):
+        u_in = np.asarray(inputs_at(t0), dtype=float)
+        sol = solve_ivp(lambda t, y: model.derivative(t, y, u_in)[0], (t0, t1), x, method=method,
+                        rtol=rtol, atol=atol, first_step=min(t1 - t0, 1e-3))
+        if not sol.success:
+            raise StepFailure(f"reference solver failed at t = {t0:.6g} s: {sol.message}")
+        x = sol.y[:, -1]
+        model.check_state(x)
+        _, aux = model.derivative(t1, x, u_in)
+        rows.append(model.outputs(t1, x, u_in, aux))
+    out = {"time": times}
+    for name in rows[0]:
+        out[name] = np.array([r[name] for r in rows])
+    return out
