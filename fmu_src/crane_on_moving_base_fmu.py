@@ -8,8 +8,6 @@ from crane_models.models.vessel_crane.spec import crane_on_moving_base_spec
 class CraneOnMovingBase(Fmi2Slave):
     author = "crane-cosim"
     description = "Three-link crane on a moving base: vessel motion in, interface wrench on the vessel out (Cibicik & Egeland)"
-    _fmu_state_to_bytes = staticmethod(SlaveAdapter.state_to_bytes)
-    _fmu_state_from_bytes = staticmethod(SlaveAdapter.state_from_bytes)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -9,8 +9,6 @@ class FlexibleCrane(Fmi2Slave):
     author = "crane-cosim"
     description = ("Crane on flexible supports with a flexible link (RFEM), Dahl/LuGre joint friction and "
                    "programmed motion of the end effector (Jarzebowska, Urbas & Augustynek 2019)")
-    _fmu_state_to_bytes = staticmethod(SlaveAdapter.state_to_bytes)
-    _fmu_state_from_bytes = staticmethod(SlaveAdapter.state_from_bytes)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

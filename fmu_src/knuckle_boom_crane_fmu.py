@@ -8,8 +8,6 @@ from crane_models.models.knuckle_boom.spec import knuckle_boom_spec
 class KnuckleBoomCrane(Fmi2Slave):
     author = "crane-cosim"
     description = "Knuckle boom crane with two hydraulic cylinders and joint reaction forces (Cibicik & Egeland 2018)"
-    _fmu_state_to_bytes = staticmethod(SlaveAdapter.state_to_bytes)
-    _fmu_state_from_bytes = staticmethod(SlaveAdapter.state_from_bytes)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -8,8 +8,6 @@ from crane_models.models.vessel_crane.spec import vessel_crane_spec
 class VesselCrane(Fmi2Slave):
     author = "crane-cosim"
     description = "Crane on a moving vessel with vessel-crane constraint forces by auxiliary generalized speeds (Cibicik & Egeland)"
-    _fmu_state_to_bytes = staticmethod(SlaveAdapter.state_to_bytes)
-    _fmu_state_from_bytes = staticmethod(SlaveAdapter.state_from_bytes)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

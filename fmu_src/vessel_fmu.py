@@ -8,8 +8,6 @@ from crane_models.models.vessel_crane.spec import vessel_spec
 class Vessel(Fmi2Slave):
     author = "crane-cosim"
     description = "Vessel on cubic roll, pitch and yaw springs under an external wrench at the crane base (Cibicik & Egeland)"
-    _fmu_state_to_bytes = staticmethod(SlaveAdapter.state_to_bytes)
-    _fmu_state_from_bytes = staticmethod(SlaveAdapter.state_from_bytes)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

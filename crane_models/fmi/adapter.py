@@ -2,24 +2,37 @@
 
 An FMU is described by an :class:`FmuSpec` (pure data: variables with units and ranges, and a function
 that builds the model from parameter values). :class:`SlaveAdapter` registers those variables on a
-``pythonfmu.Fmi2Slave`` and implements the FMI calls. It never lets an exception escape into
-pythonfmu, which would turn it into ``fmi2Fatal`` and destroy the instance: failures are logged with
-status Error, ``do_step`` returns ``False`` (``fmi2Discard``) and the outputs keep their last finite
-values.
+``pythonfmu.Fmi2Slave`` and implements the FMI calls.
+
+Errors: under the project's own FMI runtime (``fmi/runtime``, which marks the slave with
+``_fmi_runtime = "crane-cosim"``) a call with bad arguments or in a bad state raises :class:`FmiCallError`
+and the runtime returns ``fmi2Error`` with the message; a step the integrator could not complete returns
+``False`` (``fmi2Discard``), the state left at the start of the step. Under pythonfmu's own binaries (FMI
+3.0) an escaping exception would become ``fmiFatal`` and destroy the instance, so there the same failures
+are only logged with status Error. Either way the outputs keep their last finite values.
 """
 from __future__ import annotations
 
 import math
-import pickle
 from typing import Optional
 
 import numpy as np
 
 from ..core.parameters import ParameterError, range_text
-from .spec import BASE_UNITS, FmuSpec, FmuVariable
 from ..simulation.cosimulation import CoSimulation
+from ..simulation.integrators import StepFailure
+from .spec import BASE_UNITS, STEP_BUDGET_PARAMETER, FmuSpec, FmuVariable
+from .saved_states import identity, install_codecs
 
-__all__ = ["SlaveAdapter"]
+__all__ = ["SlaveAdapter", "FmiCallError", "RUNTIME_MARK"]
+
+RUNTIME_MARK = "crane-cosim"  # value of ``slave._fmi_runtime`` set by the project's own FMI runtime
+
+
+class FmiCallError(RuntimeError):
+    """A call with bad arguments or in the wrong state: the runtime answers it with fmi2Error."""
+
+
 
 
 class _FmiApi:
@@ -32,7 +45,7 @@ class _FmiApi:
             from pythonfmu3 import Unit
 
             self.kinds = {"real": lib.Float64, "integer": lib.Int32, "boolean": lib.Boolean}
-            self.accessor_kinds = ("float64", "int32", "boolean")
+            self.accessor_kinds = ("float64", "int32", "boolean", "string")
             self.Causality, self.Variability, self.Status = lib.Fmi3Causality, lib.Fmi3Variability, lib.Fmi3Status
             self.units_on_variables = True
             self.unit = lambda name: Unit(name, **BASE_UNITS[name])
@@ -41,7 +54,7 @@ class _FmiApi:
             from pythonfmu.enums import Fmi2Status
 
             self.kinds = {"real": lib.Real, "integer": lib.Integer, "boolean": lib.Boolean}
-            self.accessor_kinds = ("real", "integer", "boolean")
+            self.accessor_kinds = ("real", "integer", "boolean", "string")
             self.Causality, self.Variability, self.Status = lib.Fmi2Causality, lib.Fmi2Variability, Fmi2Status
             self.units_on_variables = False  # pythonfmu has none: added to modelDescription.xml at build time
         self.DefaultExperiment = lib.DefaultExperiment
@@ -124,6 +137,9 @@ class SlaveAdapter:
         slave.exit_initialization_mode = self.exit_initialization_mode
         slave._get_fmu_state = self.get_state
         slave._set_fmu_state = self.set_state
+        # pythonfmu's binaries call the (de)serializers on the slave's class, not the instance: they are
+        # installed there, bound to this FMU's identity (the same for every instance of the class).
+        install_codecs(type(slave), spec)
         slave.adapter = self
 
     # -- variable access (never raises) -----------------------------------------------------------
@@ -140,7 +156,7 @@ class SlaveAdapter:
             values, names, conv = self.values, self._names, self._convert
             return [conv[vr](values[names[vr]]) for vr in vrs]
         except Exception as exc:  # noqa: BLE001 -- a bad value reference from the host
-            self.log_error(f"get: {exc!r} (value references {list(vrs)!r})")
+            self.fail(f"get: {exc!r} (value references {list(vrs)!r})")
             return [0] * len(vrs)
 
     def set_values(self, vrs, values) -> None:
@@ -148,7 +164,7 @@ class SlaveAdapter:
             for vr, value in zip(vrs, values):
                 self._set(self._names[vr], value)
         except Exception as exc:  # noqa: BLE001
-            self.log_error(f"set: {exc!r} (value references {list(vrs)!r})")
+            self.fail(f"set: {exc!r} (value references {list(vrs)!r})")
 
     def _get_output(self, name: str):
         if not self._outputs_valid and self.sim is not None and self.error is None:
@@ -157,6 +173,18 @@ class SlaveAdapter:
 
     def log_error(self, message: str) -> None:
         self.slave.log(message, self._status.error)
+
+    @property
+    def under_own_runtime(self) -> bool:
+        """True when the project's FMI runtime hosts this slave (it turns exceptions into fmi2Error)."""
+        return getattr(self.slave, "_fmi_runtime", None) == RUNTIME_MARK
+
+    def fail(self, message: str) -> None:
+        """A call the host should not have made: fmi2Error under the project's runtime (the runtime logs
+        the message), a logged error elsewhere (pythonfmu would make an exception fatal)."""
+        if self.under_own_runtime:
+            raise FmiCallError(message)
+        self.log_error(message)
 
     # -- FMI calls --------------------------------------------------------------------------------
     def setup_experiment(self, start_time: float) -> None:
@@ -167,41 +195,47 @@ class SlaveAdapter:
             for v in self.spec.parameters:
                 self._check_range(v, self.values[v.name])
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
-            model, x0, options = self.spec.build(params)
-            inputs = self._input_vector()
-            self.sim = CoSimulation(model, x0, t0=self.start_time, inputs=inputs, **options)
+            self.sim = self._simulation(params, self.start_time)
             self._params_in_force = params
             self.values["time"] = self.start_time
             self.error = None
             self._refresh_outputs()
-        except Exception as exc:  # noqa: BLE001 -- any failure must become a logged FMI error
+        except Exception as exc:  # noqa: BLE001 -- any failure must become an FMI error with its message
             self.sim = None
             self.error = f"initialization failed: {exc}"
-            self.log_error(self.error)
+            self.fail(self.error)
+
+    def _simulation(self, params: dict, t0: float) -> CoSimulation:
+        """A new co-simulation of the model that ``params`` build (inputs as they are now)."""
+        model, x0, options = self.spec.build(params)
+        budget = int(params.get(STEP_BUDGET_PARAMETER.name, STEP_BUDGET_PARAMETER.start))
+        return CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         with np.errstate(all="ignore"):  # non-finite results are detected and reported, not warned about
             return self._do_step(current_time, step_size)
 
     def _do_step(self, current_time: float, step_size: float) -> bool:
+        """Bad arguments and calls in a bad state are the host's errors (:meth:`fail`); a step the
+        integrator cannot complete is a discarded step, the state left at its start."""
+        if self.error is not None:
+            return self.fail(f"cannot step: {self.error}") or False
+        if self.sim is None:
+            return self.fail("cannot step: the FMU was not initialized") or False
+        if not (_finite(step_size) and step_size > 0.0):
+            return self.fail(f"communication step size = {step_size!r} s is not allowed; it must be finite "
+                             "and > 0") or False
+        if not _finite(current_time) or abs(current_time - self.sim.t) > 1e-9 * max(1.0, abs(self.sim.t)):
+            return self.fail(f"currentCommunicationPoint = {current_time!r} s does not match the FMU time "
+                             f"{self.sim.t!r} s (restore a saved state to go back in time)") or False
+        inputs = self._input_vector(self.fail)
+        if inputs is None:
+            return False
         try:
-            if self.error is not None:
-                self.log_error(f"cannot step: {self.error}")
-                return False
-            if self.sim is None:
-                self.log_error("cannot step: the FMU was not initialized")
-                return False
-            if not (_finite(step_size) and step_size > 0.0):
-                self.log_error(f"communication step size = {step_size!r} s is not allowed; it must be finite and > 0")
-                return False
-            if not _finite(current_time) or abs(current_time - self.sim.t) > 1e-9 * max(1.0, abs(self.sim.t)):
-                self.log_error(f"currentCommunicationPoint = {current_time!r} s does not match the FMU time "
-                               f"{self.sim.t!r} s (restore a saved state to go back in time)")
-                return False
-            inputs = self._input_vector()
-            if inputs is None:
-                return False
             self.sim.set_inputs(inputs)
+            # The host's clock is the time: a host that computes its points as k h (or sums its steps)
+            # differs from the FMU's sum of steps by rounding that would otherwise accumulate over hours.
+            self.sim.t = float(current_time)
             self.sim.step(float(step_size))
             self.values["time"] = self.sim.t
             # Outputs (reaction wrenches cost about as much as a model evaluation) are computed when a
@@ -209,16 +243,19 @@ class SlaveAdapter:
             # or not every step, does not pay for all of them.
             self._outputs_valid = False
             return True
-        except Exception as exc:  # noqa: BLE001
+        except (StepFailure, ValueError, ArithmeticError) as exc:  # the model or integrator gave up
             self.log_error(f"step from t = {current_time!r} s with h = {step_size!r} s failed: {exc}; "
                            "the state is left at the start of the step")
+            return False
+        except Exception as exc:  # noqa: BLE001 -- anything else is a defect, reported, never fatal
+            self.fail(f"step from t = {current_time!r} s with h = {step_size!r} s failed unexpectedly: {exc!r}")
             return False
 
     # -- helpers ----------------------------------------------------------------------------------
     def _check_range(self, v: FmuVariable, value) -> None:
-        if v.kind != "real":
+        if v.kind == "boolean":
             return
-        ok = _finite(value)
+        ok = _finite(value) and (v.kind == "real" or float(value) == int(value))
         if ok:
             x = float(value)
             ok = x <= v.high and (x > v.low if v.low_open else x >= v.low)
@@ -226,7 +263,8 @@ class SlaveAdapter:
             meta = {"low": v.low, "high": v.high, "low_open": v.low_open}
             raise ParameterError(f"{v.name} = {value!r} {v.unit} is outside the allowed range {range_text(meta)} {v.unit}")
 
-    def _input_vector(self) -> Optional[np.ndarray]:
+    def _input_vector(self, report=None) -> Optional[np.ndarray]:
+        """The inputs as a vector, or None after ``report`` (default: log) named a non-finite one."""
         values = self.values
         try:
             vals = [float(values[name]) for name in self._input_names]
@@ -237,8 +275,8 @@ class SlaveAdapter:
         for name in self._input_names:
             x = self.values[name]
             if not _finite(x):
-                self.log_error(f"input {name} = {x!r} is not allowed; it must be a finite number "
-                               f"({self._meta[name].unit})")
+                (report or self.log_error)(f"input {name} = {x!r} is not allowed; it must be a finite number "
+                                           f"({self._meta[name].unit})")
                 return None
         return np.array([float(self.values[name]) for name in self._input_names])  # finite, only huge
 
@@ -266,37 +304,65 @@ class SlaveAdapter:
         self._outputs_valid = True
 
     # -- saved FMU states ---------------------------------------------------------------------------
+    # A state is plain data (see :mod:`state_format`): the variable values, the error, the start time,
+    # the parameters in force and the co-simulation's state, tagged with this FMU's identity so that a
+    # state of another FMU or build is refused before anything changes.
+    _STATE_KEYS = {"fmu", "values", "error", "start_time", "sim", "params"}
+
+    def identity(self) -> dict:
+        """What a saved state must match (see :func:`_identity`)."""
+        return identity(type(self.slave), self.spec)
+
     def get_state(self) -> dict:
         sim = self.sim
         # The cached derivative and the stepper's carried data (step size, Jacobian) are part of the
         # state: they make a replay bit-identical.
         core = sim.get_state() if sim is not None else None
-        return {"values": dict(self.values), "error": self.error, "start_time": self.start_time,
-                "sim": core, "params": self._params_in_force}
+        return {"fmu": self.identity(), "values": dict(self.values), "error": self.error,
+                "start_time": self.start_time, "sim": core, "params": self._params_in_force}
 
     def set_state(self, state: dict) -> None:
+        """Restore ``state`` entirely, or -- when it is not a state of this FMU or cannot be applied --
+        nothing: the instance keeps its own state and the call fails with the reason."""
+        problem = self._state_problem(state)
+        if problem:
+            return self.fail(f"fmi2SetFMUstate: {problem}; the FMU keeps its current state")
+        sim, params = self.sim, self._params_in_force
         try:
-            self.values = dict(state["values"])
-            self.error = state["error"]
-            self.start_time = state["start_time"]
             core = state["sim"]
-            if core is None:
-                self.sim = None
-            else:
-                if self.sim is None or state.get("params") != self._params_in_force:
+            if core is not None:
+                if sim is None or state["params"] != params:
                     params = state["params"]
-                    model, x0, options = self.spec.build(params)
-                    self.sim = CoSimulation(model, x0, t0=core[0], inputs=core[2], **options)
-                    self._params_in_force = params
-                self.sim.set_state(core)
-            self._outputs_valid = False
-        except Exception as exc:  # noqa: BLE001
-            self.log_error(f"restoring the FMU state failed: {exc}")
+                    sim = self._simulation(params, core[0])
+                backup = sim.get_state()
+                try:
+                    sim.set_state(core)
+                except Exception:
+                    sim.set_state(backup)
+                    raise
+        except Exception as exc:  # noqa: BLE001 -- a state that does not fit this model
+            return self.fail(f"fmi2SetFMUstate: the state cannot be applied ({exc}); the FMU keeps its "
+                             "current state")
+        self.sim = sim if core is not None else None
+        self._params_in_force = params
+        self.values = dict(state["values"])
+        self.error, self.start_time = state["error"], state["start_time"]
+        self._outputs_valid = False
 
-    @staticmethod
-    def state_to_bytes(state: dict) -> bytes:
-        return pickle.dumps(state, protocol=4)
-
-    @staticmethod
-    def state_from_bytes(data: bytes) -> dict:
-        return pickle.loads(data)
+    def _state_problem(self, state) -> Optional[str]:
+        if isinstance(state, dict) and set(state) == {"refused"}:
+            return f"the deserialized bytes were refused: {state['refused']}"
+        if not isinstance(state, dict) or set(state) != self._STATE_KEYS:
+            return "not a state of a crane-cosim FMU"
+        if state["fmu"] != self.identity():
+            return f"the state belongs to another FMU or build ({state['fmu']!r})"
+        if not isinstance(state["values"], dict) or set(state["values"]) != set(self.values):
+            return "the state's variables are not this FMU's"
+        core = state["sim"]
+        if core is not None:
+            if not (isinstance(core, tuple) and len(core) == 6 and isinstance(core[1], np.ndarray)):
+                return "the state's co-simulation part is malformed"
+            same_model = self.sim is not None and state["params"] == self._params_in_force
+            if same_model and core[1].shape != self.sim.x.shape:
+                return f"the state has {core[1].size} state variables, the model {self.sim.x.size}"
+        return None

@@ -75,6 +75,8 @@ def complete_model_description(xml_text: bytes, spec, version: str) -> bytes:
         typed = sv[0]
         if sv.get("causality") == "output":
             outputs.append(index)
+        if typed.tag == "Integer" and sv.get("causality") == "parameter":
+            _write_range(typed, v)
         if typed.tag != "Real":
             continue
         if v.unit:
@@ -82,10 +84,7 @@ def complete_model_description(xml_text: bytes, spec, version: str) -> bytes:
             if v.display_unit or v.unit in DISPLAY_UNITS:
                 typed.set("displayUnit", DISPLAY_UNITS[v.unit][0])
         if sv.get("causality") == "parameter":
-            if math.isfinite(v.low):
-                typed.set("min", repr(float(v.low)))
-            if math.isfinite(v.high):
-                typed.set("max", repr(float(v.high)))
+            _write_range(typed, v)
     structure = root.find("ModelStructure")
     for old in structure.findall("InitialUnknowns"):
         structure.remove(old)
@@ -94,6 +93,17 @@ def complete_model_description(xml_text: bytes, spec, version: str) -> bytes:
         ET.SubElement(init, "Unknown", index=str(index))
     ET.indent(root)
     return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+def _write_range(typed: ET.Element, v) -> None:
+    """``min``/``max`` of a parameter as the values the FMU really accepts: FMI bounds are inclusive, so an open
+    lower bound (a mass or length > 0) is written as the next representable value above it."""
+    low = math.nextafter(float(v.low), math.inf) if v.low_open else float(v.low)
+    number = (lambda x: str(int(x))) if typed.tag == "Integer" else (lambda x: repr(float(x)))
+    if math.isfinite(low):
+        typed.set("min", number(math.ceil(low) if typed.tag == "Integer" else low))
+    if math.isfinite(v.high):
+        typed.set("max", number(v.high))
 
 
 def slave_source(name: str, bundle: str, fmi_version: int) -> str:

@@ -24,8 +24,24 @@ class FmuInstance:
         self.unzip = unzip or extract(str(path))
         self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=self.unzip,
                              modelIdentifier=md.coSimulation.modelIdentifier, instanceName=instance_name)
-        self.fmu.instantiate(loggingOn=logging)
+        self.messages: list = []  # what the FMU logged, "<status>: <message>"
+        self.fmu.instantiate(callbacks=self._callbacks(), loggingOn=logging)
         self.t = 0.0
+
+    def _callbacks(self):
+        """FMI callbacks whose logger keeps the FMU's messages and prints them as fmpy's default does."""
+        from fmpy import fmi2
+
+        def log(env, instance_name, status, category, message):
+            self.messages.append(f"{status}: {(message or b'').decode('utf-8', 'replace')}")
+            fmi2.printLogMessage(env, instance_name, status, category, message)
+
+        callbacks = fmi2.fmi2CallbackFunctions()
+        callbacks.logger = fmi2.fmi2CallbackLoggerTYPE(log)
+        callbacks.allocateMemory = fmi2.fmi2CallbackAllocateMemoryTYPE(fmi2.calloc)
+        callbacks.freeMemory = fmi2.fmi2CallbackFreeMemoryTYPE(fmi2.free)
+        self._keep = callbacks  # the FMU holds pointers into it for the instance's life
+        return callbacks
 
     def initialize(self, start_values: dict, start_time: float = 0.0) -> None:
         self.fmu.setupExperiment(startTime=start_time)

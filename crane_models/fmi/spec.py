@@ -8,9 +8,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from ..simulation.integrators import INTEGRATOR_DESCRIPTION, stepper_for_code
+from ..simulation.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
 
 __all__ = ["FmuVariable", "FmuSpec", "parameters_from_dataclasses", "BASE_UNITS", "SOLVER_PARAMETERS",
+           "STEP_BUDGET_PARAMETER", "MAX_STEP_LOW",
            "integrator_parameter", "solver_options", "split_values", "real_variables"]
 
 
@@ -41,6 +42,11 @@ class FmuSpec:
     step_size: float = 0.01
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # Every FMU bounds its doStep work (fmi/adapter.py passes it to the CoSimulation).
+        if not any(v.name == STEP_BUDGET_PARAMETER.name for v in self.parameters):
+            self.parameters = list(self.parameters) + [STEP_BUDGET_PARAMETER]
+
     def variables(self) -> list:
         return list(self.parameters) + list(self.inputs) + list(self.outputs)
 
@@ -70,9 +76,13 @@ BASE_UNITS = {
 }
 
 
+# 1e-8 s: far below any step these models need (the stiffest, 16 flexible elements, ~5e-6 s) and far above
+# the steppers' min_step (1e-10 s) and the rounding of t (a step that does not advance t would never end).
+MAX_STEP_LOW = 1e-8
+
 SOLVER_PARAMETERS = [
-    FmuVariable("max_step", "s", "largest internal integration step inside doStep", 0.01, low=0.0, high=1.0,
-                low_open=True),
+    FmuVariable("max_step", "s", "largest internal integration step inside doStep", 0.01, low=MAX_STEP_LOW,
+                high=1.0),
     # 1e-5: the FMU then agrees with the 1e-10 reference to ~1e-5 of each output's range, 100 times inside
     # the 0.1 % validation bound, with about one Runge-Kutta step per 10 ms communication step.
     FmuVariable("rtol", "", "relative tolerance of the internal integrator (Bogacki-Shampine 3(2))", 1e-5,
@@ -80,9 +90,20 @@ SOLVER_PARAMETERS = [
 ]
 
 
+# 20000 trial steps: ~15 times what the stiffest configuration needs per 10 ms communication step (FlexibleCrane
+# with 16 elements, ~1300 steps) and ~100 communication steps of 10 ms of it; one doStep then ends after at
+# most a few seconds with the compiled kernel instead of running without end (max_step 1e-300, h = 1e300, a
+# model driven far outside its design). A master with long communication steps raises it.
+STEP_BUDGET_PARAMETER = FmuVariable(
+    "max_internal_steps", "", "largest number of internal integration steps (accepted and rejected) in one "
+    "doStep; beyond it doStep ends with fmi2Discard and a message, the state left at the step's start", 20000,
+    "integer", low=1, high=2 ** 31 - 1)
+
+
 def integrator_parameter(default: int) -> FmuVariable:
     """The ``integrator`` parameter (codes of :data:`integrators.INTEGRATOR_CODES`)."""
-    return FmuVariable("integrator", "", INTEGRATOR_DESCRIPTION, default, "integer")
+    return FmuVariable("integrator", "", INTEGRATOR_DESCRIPTION, default, "integer", low=min(INTEGRATOR_CODES),
+                       high=max(INTEGRATOR_CODES))
 
 
 def solver_options(values: dict, names=("max_step", "rtol")) -> dict:

@@ -18,11 +18,11 @@ A *model* here is any object with
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
 import numpy as np
 
-from .integrators import StepFailure, _rounding, make_stepper
+from .integrators import StepBudgetExceeded, StepFailure, _rounding, make_stepper
 
 __all__ = ["CoSimulation", "simulate_reference", "StepFailure"]
 
@@ -32,16 +32,19 @@ class CoSimulation:
 
     ``stepper``: ``"rk23"`` (explicit Bogacki-Shampine 3(2), default) or ``"rosenbrock"`` (linearly
     implicit ROS34PW2 for stiff models, :class:`integrators.RosenbrockW`); ``max_step`` bounds the
-    internal step of either (for the explicit one it is where a model puts its stability limit)."""
+    internal step of either (for the explicit one it is where a model puts its stability limit);
+    ``max_internal_steps`` bounds the trial steps of one :meth:`step` (None: no bound), so that no
+    communication step can keep its caller busy without end."""
 
     def __init__(self, model, x0: np.ndarray, t0: float = 0.0, max_step: float = 0.01,
                  rtol: float = 1e-5, atol: float = 1e-9, inputs: Optional[np.ndarray] = None,
-                 stepper: str = "rk23"):
+                 stepper: str = "rk23", max_internal_steps: Optional[int] = None):
         self.model = model
         self.t = float(t0)
         self.x = np.array(x0, dtype=float)
         self.inputs = np.zeros(len(model.input_names)) if inputs is None else np.array(inputs, dtype=float)
         self.stepper = make_stepper(stepper, rtol=rtol, atol=atol, max_step=max_step)
+        self.max_internal_steps = None if max_internal_steps is None else int(max_internal_steps)
         model.check_state(self.x)
         self._k = self._aux = None  # derivative and aux at (t, x) for the current inputs
 
@@ -64,6 +67,17 @@ class CoSimulation:
 
     def step(self, dt: float) -> None:
         """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged."""
+        self.stepper.step_budget = self.max_internal_steps
+        try:
+            self._step(dt)
+        except StepBudgetExceeded as exc:
+            raise StepBudgetExceeded(
+                f"more than max_internal_steps = {self.max_internal_steps} internal steps would be needed for "
+                f"this communication step ({exc}); raise max_internal_steps or shorten the step") from None
+        finally:
+            self.stepper.step_budget = None
+
+    def _step(self, dt: float) -> None:
         k, aux = self._current()
         t, x = self.t, self.x
         t_end = t + dt

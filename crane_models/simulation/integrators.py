@@ -28,11 +28,25 @@ from typing import Callable, Optional
 import numpy as np
 
 __all__ = ["EmbeddedRK23", "DormandPrince54", "RosenbrockW", "StepFailure", "make_stepper", "STEPPERS",
-           "INTEGRATOR_CODES", "stepper_for_code"]
+           "INTEGRATOR_CODES", "stepper_for_code", "StepBudgetExceeded"]
 
 
 class StepFailure(RuntimeError):
     """The integrator could not advance (step size underflow or a non-finite state)."""
+
+
+class StepBudgetExceeded(StepFailure):
+    """The integrator used up its budget of internal steps (``step_budget``) before reaching the end."""
+
+
+def _spend_step(stepper, t: float) -> None:
+    """Count one trial step against ``stepper.step_budget`` (None: unbounded). Why a budget: a step size
+    that cannot advance ``t`` (``t + h == t``), a huge communication step or a model driven far outside its
+    design would otherwise keep ``doStep`` busy for hours; with it, the call ends with a message."""
+    if stepper.step_budget is not None:
+        if stepper.step_budget <= 0:
+            raise StepBudgetExceeded(f"the budget of internal steps ran out at t = {t:.9g} s")
+        stepper.step_budget -= 1
 
 
 def _rounding(t: float) -> float:
@@ -71,6 +85,7 @@ class _ExplicitPair:
     min_step: float = 1e-10
     h: float = 0.0  # last accepted step size (0: choose one)
     stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
+    step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
     _ORDER = 3
 
     def get_state(self):
@@ -99,6 +114,7 @@ class _ExplicitPair:
         tol_end = _rounding(t_end)
         grow = -1.0 / self._ORDER
         while t_end - t > tol_end:
+            _spend_step(self, t)
             h = min(h, self.max_step)
             last = t + h >= t_end - tol_end
             h_try = t_end - t if last else h
@@ -256,6 +272,7 @@ class RosenbrockW:
     jacobian_max_age: int = 200
     jacobian: Optional[Callable] = None
     stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
+    step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
     J: Optional[np.ndarray] = field(default=None, repr=False)
     J_age: int = 0  # accepted steps since J was computed (0: computed at the current point)
     _winv: Optional[np.ndarray] = field(default=None, repr=False)
@@ -320,6 +337,7 @@ class RosenbrockW:
         rejections = 0  # consecutive
         tol_end = _rounding(t_end)
         while t_end - t > tol_end:
+            _spend_step(self, t)
             if self.J is None:
                 self._refresh_jacobian(f, t, y, k1)
             h = min(h, self.max_step)

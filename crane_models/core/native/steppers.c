@@ -11,10 +11,12 @@ typedef struct {
     const double *e;  /* (stages) */
 } mbs_tableau;
 
-/* Step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate. */
+/* Step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate.
+ * max_steps bounds accepted + rejected steps of one call (integrators._spend_step): a step that cannot
+ * advance t, or a huge interval, ends the call instead of running for hours. */
 typedef struct {
     double rtol, atol, max_step, min_step, h, t;
-    long evaluations, accepted, rejected;
+    long evaluations, accepted, rejected, max_steps;
 } mbs_stepper;
 
 /* One evaluation of the compiled right-hand side into record rec (with its tail): mbs_derivative for
@@ -39,7 +41,8 @@ static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double 
 /* Integrate from t to exactly t_end as _ExplicitPair.advance does (same controller, same tableau); y and k1
  * (the derivative at t) are updated in place to the values at t_end. recs: three records of rec_size + tail
  * doubles; *final is the one that holds the evaluation at t_end (-1 when no step was needed). work: stages
- * x size + size doubles. Returns 0, or 1 when the step size fell below min_step (st->t: where). */
+ * x size + size doubles. Returns 0, 1 when the step size fell below min_step, or 2 when max_steps trial steps
+ * did not reach t_end (st->t: where, y and k1 at st->t). */
 int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                   const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
                   double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
@@ -50,6 +53,7 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
     const double tol_end = 1e-12 * fmax(1.0, fabs(t_end)), grow = -1.0 / tab->order;
     *final = -1;
     while (t_end - t > tol_end) {
+        if (st->accepted + st->rejected >= st->max_steps) { st->t = t; st->h = h; *final = cur; return 2; }
         h = fmin(h, st->max_step);
         const int last = t + h >= t_end - tol_end;
         const double h_try = last ? t_end - t : h;

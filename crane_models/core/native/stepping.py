@@ -21,6 +21,8 @@ class _Task(ctypes.Structure):
                                                        "mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")])
 
 
+_LONG_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_long) - 1) - 1  # "no budget" for mbs_stepper.max_steps
+
 FRICTION_KINDS = {"none": 0, "dahl": 1, "lugre": 2}
 MAX_FRICTION_JOINTS = 8
 
@@ -63,7 +65,7 @@ class _Tableau(ctypes.Structure):
 
 class _Stepper(ctypes.Structure):
     _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
-        (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected")]
+        (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected", "max_steps")]
 
 
 class NativeTableau:
@@ -106,7 +108,7 @@ class NativeIntegration:
     def advance(self, stepper, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux, inputs: np.ndarray) -> tuple:
         """``stepper.advance`` (an explicit pair with a ``tableau()``) in the kernel: ``(y, k_end, aux_end)``
         at ``t_end``; raises the stepper's StepFailure as it does."""
-        from ...simulation.integrators import StepFailure
+        from ...simulation.integrators import StepBudgetExceeded, StepFailure
 
         tableau = self._tableaus.get(type(stepper))
         if tableau is None:
@@ -117,6 +119,8 @@ class NativeIntegration:
         st.rtol, st.atol, st.max_step, st.min_step, st.h = stepper.rtol, stepper.atol, stepper.max_step, \
             stepper.min_step, stepper.h
         st.evaluations = st.accepted = st.rejected = 0
+        budget = getattr(stepper, "step_budget", None)
+        st.max_steps = _LONG_MAX if budget is None else max(int(budget), 0)
         y = np.array(y, dtype=float)
         k = np.array(k1, dtype=float)
         code = self._fn(self._native._model_ptr, self._law.pointer, self._native._inputs_address(inputs),
@@ -128,6 +132,10 @@ class NativeIntegration:
         stats["evaluations"] += st.evaluations
         stats["accepted"] += st.accepted
         stats["rejected"] += st.rejected
+        if budget is not None:
+            stepper.step_budget = budget - (st.accepted + st.rejected)
+        if code == 2:
+            raise StepBudgetExceeded(f"the budget of internal steps ran out at t = {st.t:.9g} s")
         if code:
             raise StepFailure(f"step size fell below {stepper.min_step:g} s at t = {st.t:.9g} s")
         stepper.h = st.h

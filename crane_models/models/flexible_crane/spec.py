@@ -1,14 +1,15 @@
 """FMU ``FlexibleCrane``: its variables and model factory."""
 from __future__ import annotations
 
-from ...fmi.spec import FmuSpec, FmuVariable, parameters_from_dataclasses, split_values
+from ...fmi.spec import (MAX_STEP_LOW, FmuSpec, FmuVariable, integrator_parameter, parameters_from_dataclasses,
+                         split_values)
 from .crane import INPUTS, OUTPUTS, FlexibleCrane
 from .model import FlexibleCraneModel
 from .statics import stable_step
 from .parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
                          ProgrammedMotionParameters, SupportParameters)
 from ...core.friction import FRICTION_MODELS
-from ...simulation.integrators import INTEGRATOR_DESCRIPTION, stepper_for_code
+from ...simulation.integrators import stepper_for_code
 
 __all__ = ["flexible_crane_spec", "build_model", "PARAMETER_CLASSES", "FMUS"]
 
@@ -16,9 +17,12 @@ PARAMETER_CLASSES = (FlexibleCraneParameters, SupportParameters, FrictionTable, 
                      FlexibleCraneInitialState)
 
 SETTINGS = [
+    # At most 64 elements: each adds 3 coordinates (n = 198 at 64) and the cost grows ~4x per doubling
+    # (README, FlexibleCrane performance); the paper uses 4.
     FmuVariable("n_rfe", "", "number of rigid finite elements of link (c,2), eq. (7) (1 = rigid link; paper: 4)",
-                4, "integer"),
-    FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer"),
+                4, "integer", low=1, high=64),
+    FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer",
+                low=0, high=2),
     FmuVariable("constraints_enabled", "", "programmed constraints (17), (22) on E on (true) or off", True, "boolean"),
     FmuVariable("paper_torque_enabled", "", "apply the driving torque pulse of eq. (21) (added to the input)",
                 True, "boolean"),
@@ -28,10 +32,10 @@ SETTINGS = [
     # support modes carry a large part of the joint forces and must be followed in phase), and the 5th-order
     # pair needs a third of RK23's evaluations for it; the L-stable Rosenbrock-W stepper would damp those
     # modes at a large step and needs more evaluations at equal accuracy (README, FlexibleCrane performance).
-    FmuVariable("integrator", "", INTEGRATOR_DESCRIPTION, 2, "integer"),
+    integrator_parameter(2),
     FmuVariable("max_step", "s", "largest internal step inside doStep; with an explicit stepper (RK23, DP5) "
-                "the model lowers it to 1.5/omega_max of its stiffest mode (stability)", 0.01, low=0.0, high=1.0,
-                low_open=True),
+                "the model lowers it to 1.5/omega_max of its stiffest mode (stability)", 0.01, low=MAX_STEP_LOW,
+                high=1.0),
     # 1e-7: the undamped support and element modes (the paper omits damping) must be followed in phase
     # for the joint normal forces to stay within 0.1 % of the reference over the paper's 10 s; stick-slip
     # makes the run sensitive. Measured with DP5, rigid link, full 10 s: 5.8e-4 of range at 1e-7, 3.5e-3 at

@@ -20,7 +20,10 @@ def static_equilibrium(crane: FlexibleCrane, q0: np.ndarray, free: np.ndarray | 
     """Static analysis: the coordinates ``free`` (default: base and link (c,2) deformations) that make
     gravity + springs (+ ``extra_forces(q)``) vanish there, with the other coordinates held at ``q0``.
 
-    Newton's method with a forward-difference Jacobian (numpy only, so it can run inside an FMU).
+    Newton's method with a forward-difference Jacobian (numpy only, so it can run inside an FMU). Converged
+    when the residual is below ``tol`` × the weight, or when a Newton step no longer changes ``q`` beyond
+    rounding: with very stiff supports (``s_z = 1e12`` N/m) the residual cannot fall below about
+    ``s_z`` × the rounding of a 1 m position (2e-4 N), far above ``tol`` × the weight.
     """
     free = crane.free_static if free is None else np.asarray(free)
     q = np.array(q0, dtype=float)
@@ -42,7 +45,10 @@ def static_equilibrium(crane: FlexibleCrane, q0: np.ndarray, free: np.ndarray | 
             qh = q.copy()
             qh[i] += h
             J[:, j] = (residual(qh) - r) / h
-        q[free] -= np.linalg.solve(J, r)
+        step = np.linalg.solve(J, r)
+        q[free] -= step
+        if np.max(np.abs(step)) <= 4.0 * np.finfo(float).eps * max(1.0, float(np.max(np.abs(q[free])))):
+            return q
     raise RuntimeError(f"static analysis did not converge (residual {np.max(np.abs(residual(q))):.3g})")
 
 

@@ -1,0 +1,77 @@
+"""Saved states of the crane FMUs: what identifies an FMU's states, the model objects a state may hold, and the
+(de)serializers installed on each slave class (the format itself is :mod:`state_format`)."""
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..core.kane import Kinematics
+from ..core.native import NativeKinematics
+from .spec import FmuSpec
+from .state_format import StateFormatError, decode_state, encode_state, register_class, register_dataclass
+
+__all__ = ["identity", "install_codecs", "decode_or_refuse", "guid_of"]
+
+
+def _native_kinematics(data: dict) -> NativeKinematics:
+    if not (isinstance(data, dict) and set(data) == {"record", "_layout", "_inverted"}
+            and isinstance(data["record"], np.ndarray) and isinstance(data["_layout"], dict)):
+        raise StateFormatError("malformed NativeKinematics")
+    kin = NativeKinematics.__new__(NativeKinematics)
+    kin.__setstate__(data)
+    return kin
+
+
+# The model objects a saved co-simulation state holds (the last evaluation: kernel record or numpy arrays).
+register_class("NativeKinematics", NativeKinematics, lambda kin: kin.__getstate__(), _native_kinematics)
+register_dataclass("Kinematics", Kinematics)
+
+
+def install_codecs(slave_class: type, spec: FmuSpec) -> None:
+    """pythonfmu's binaries call the (de)serializers on the slave's class, not the instance: install them
+    there, bound to this FMU's identity (the same for every instance of the class)."""
+    slave_class._fmu_state_to_bytes = staticmethod(lambda state: encode_state(state, identity(slave_class, spec)))
+    slave_class._fmu_state_from_bytes = staticmethod(lambda data: decode_or_refuse(data, identity(slave_class, spec)))
+
+
+_IDENTITIES: dict = {}
+
+
+def identity(slave_class: type, spec: FmuSpec) -> dict:
+    """What a saved state must match: model, GUID (from the modelDescription.xml of the FMU whose
+    resources hold the slave's script, when there is one), project version and a digest of the variables
+    (names and types)."""
+    key = (slave_class, spec.model_name)
+    if key not in _IDENTITIES:
+        from .. import __version__
+
+        listing = ";".join(f"{v.name}:{v.kind}" for v in spec.variables())
+        _IDENTITIES[key] = {"model": spec.model_name, "guid": guid_of(slave_class), "version": __version__,
+                            "variables": hashlib.sha256(listing.encode()).hexdigest()[:16]}
+    return _IDENTITIES[key]
+
+
+def decode_or_refuse(data: bytes, identity: dict) -> dict:
+    """The state in ``data``, or -- for bytes that are not a state of this FMU -- a refusal that
+    ``fmi2SetFMUstate`` answers with an error naming the reason, the instance keeping its state (an
+    exception here would be fatal under pythonfmu's binaries)."""
+    try:
+        return decode_state(data, identity)
+    except StateFormatError as exc:
+        return {"refused": str(exc)}
+
+
+def guid_of(slave_class: type) -> str:
+    """The GUID in the FMU's modelDescription.xml (the slave's script lies in its resources folder), or ''
+    when the slave does not run from an FMU."""
+    try:
+        script = Path(sys.modules[slave_class.__module__].__file__)
+        text = (script.parent.parent / "modelDescription.xml").read_text(encoding="utf-8", errors="replace")
+    except (AttributeError, KeyError, TypeError, OSError):
+        return ""
+    m = re.search(r'\bguid="([^"]*)"', text)
+    return m.group(1) if m else ""
