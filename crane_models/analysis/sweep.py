@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import socket
 import threading
@@ -190,6 +191,7 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
     if not pending:
         return outcome
     settings = Settings.of(case_set)
+    _write_description(case_set, settings, Path(out_dir))
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
@@ -226,6 +228,16 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
         if cluster is not None:
             cluster.close()
     return outcome
+
+
+def _write_description(case_set: CaseSet, settings: Settings, out_dir: Path) -> None:
+    """``sweep.json``: what a report needs besides the rows (FMU, fatigue outputs, slopes, units)."""
+    description = {"name": case_set.name, "fmu": case_set.fmu, "fatigue_outputs": list(settings.fatigue_outputs),
+                   "slopes": list(settings.slopes), "reference_cycles": settings.reference_cycles,
+                   "varied": sorted({k for c in case_set.cases for k in c.varied}), "units": settings.units,
+                   "cases": len(case_set.cases)}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "sweep.json").write_text(json.dumps(description, indent=2))
 
 
 def _progress_bar(futures: list) -> None:
