@@ -137,3 +137,23 @@ def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_pat
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "summary").iterdir() if p.name in kept} == kept
     assert load_summary(tmp_path).num_rows == 20
     assert run_sweep(case_set, tmp_path, workers=2, progress=False).ran == []
+
+    # The report draws the spectra and names the failed cases with the FMU's message.
+    from crane_models.analysis.report import write_report
+
+    page = write_report(tmp_path, outputs=["joint1_force_z"])
+    text = page.read_text()
+    assert text.count("kp1 = -1.0 N.m/rad is outside the allowed range") == 5
+    drawn = sorted(p.name for p in page.parent.glob("*.png"))
+    assert drawn == ["del_kp_joint1_force_z_kp1.png", "del_kp_joint1_force_z_signals_q1_ref_amplitude.png",
+                     "matrix_joint1_force_z.png", "spectra_joint1_force_z.png"]
+    assert all((page.parent / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in drawn)
+
+
+def test_a_results_folder_holds_one_fmu_file(kb_fmu, tmp_path):
+    from crane_models.analysis.sweep import run_sweep
+
+    case_set = parse_cases({**KB, "duration": 0.02, "fmu_file": str(kb_fmu)})
+    (tmp_path / "sweep.json").write_text('{"fmu_sha256": "0123456789abcdef"}')
+    with pytest.raises(ValueError, match="results of another FMU file"):
+        run_sweep(case_set, tmp_path, workers=1, progress=False)

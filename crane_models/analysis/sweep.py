@@ -185,20 +185,21 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
         raise ValueError(f"workers = {workers!r} is not allowed; it must be an integer >= 1")
     store = ResultStore(out_dir)
     fmu_path = fmu_for(case_set, out_dir)
+    settings = Settings.of(case_set)
+    fmu_bytes = fmu_path.read_bytes()
+    _write_description(case_set, settings, Path(out_dir), hashlib.sha256(fmu_bytes).hexdigest())
     done = store.finished(retry_failed)
     pending = [c for c in case_set.cases if c.case_id not in done]
     outcome = SweepOutcome([], len(case_set.cases) - len(pending), 0, 0.0)
     if not pending:
         return outcome
-    settings = Settings.of(case_set)
-    _write_description(case_set, settings, Path(out_dir))
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                                dashboard_address=None)
     client = Client(scheduler or cluster)
     try:
-        plugin = FmuOnWorkers(fmu_path.read_bytes())
+        plugin = FmuOnWorkers(fmu_bytes)
         client.register_plugin(plugin, name=plugin.name)
         t0 = time.perf_counter()
         by_key = {}
@@ -230,14 +231,23 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
     return outcome
 
 
-def _write_description(case_set: CaseSet, settings: Settings, out_dir: Path) -> None:
-    """``sweep.json``: what a report needs besides the rows (FMU, fatigue outputs, slopes, units)."""
-    description = {"name": case_set.name, "fmu": case_set.fmu, "fatigue_outputs": list(settings.fatigue_outputs),
+def _write_description(case_set: CaseSet, settings: Settings, out_dir: Path, fmu_sha256: str) -> None:
+    """``sweep.json``: what a report needs besides the rows (FMU, fatigue outputs, slopes, units). A folder
+    holds the results of one FMU file: the case ids do not include the FMU, so finished cases of another
+    FMU file would be taken for finished cases of this one."""
+    path = out_dir / "sweep.json"
+    if path.exists():
+        before = json.loads(path.read_text()).get("fmu_sha256")
+        if before not in (None, fmu_sha256):
+            raise ValueError(f"{out_dir} holds results of another FMU file (sha256 {before[:12]}..., now "
+                             f"{fmu_sha256[:12]}...); give a new results folder or remove that one")
+    description = {"name": case_set.name, "fmu": case_set.fmu, "fmu_sha256": fmu_sha256,
+                   "fatigue_outputs": list(settings.fatigue_outputs),
                    "slopes": list(settings.slopes), "reference_cycles": settings.reference_cycles,
                    "varied": sorted({k for c in case_set.cases for k in c.varied}), "units": settings.units,
                    "cases": len(case_set.cases)}
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "sweep.json").write_text(json.dumps(description, indent=2))
+    path.write_text(json.dumps(description, indent=2))
 
 
 def _progress_bar(futures: list) -> None:
