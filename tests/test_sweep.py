@@ -157,3 +157,16 @@ def test_a_results_folder_holds_one_fmu_file(kb_fmu, tmp_path):
     (tmp_path / "sweep.json").write_text('{"fmu_sha256": "0123456789abcdef"}')
     with pytest.raises(ValueError, match="results of another FMU file"):
         run_sweep(case_set, tmp_path, workers=1, progress=False)
+
+
+def test_command_line_names_bad_files(tmp_path):
+    from crane_models.app.cli import main
+
+    with pytest.raises(SystemExit, match="has no sweep.json"):
+        main(["report", str(tmp_path)])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("fmu: KnuckleBoomCrane\nduration: 1\nstep: 0.01\nparameters: {kp1: {range: [1, 2]}}\n")
+    with pytest.raises(SystemExit, match=r"bad.yaml: parameters.kp1 = .* is not allowed"):
+        main(["sweep", str(bad), "--out", str(tmp_path / "out")])
+    with pytest.raises(SystemExit):
+        main(["sweep", str(bad), "--workers", "0"])
