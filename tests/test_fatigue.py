@@ -49,9 +49,9 @@ def test_damage_equivalent_load_equals_the_hand_computation(m):
     # 1e-12 relative: a sum of three powers and one root, well inside double precision
     assert got.value == pytest.approx(expected, rel=1e-12)
     assert got.unit == "N"
-    # the DEL is the constant range doing the same Miner damage over N_ref cycles
-    strength = Quantity(150.0, "N")
-    assert miner_damage(cycles, m, strength, n_ref) == pytest.approx(n_ref * (got.value / 150.0) ** m / n_ref, rel=1e-12)
+    # the DEL is the constant range doing the same Miner damage over N_ref cycles: against a strength of
+    # 150 N at N_ref cycles, D = N_ref DEL^m / (N_ref 150^m)
+    assert miner_damage(cycles, m, Quantity(150.0, "N"), n_ref) == pytest.approx((got.value / 150.0) ** m, rel=1e-12)
 
 
 def test_load_spectrum_factor_equals_the_hand_computation():

@@ -109,7 +109,8 @@ def write_report(root: Path, out: Path | None = None, outputs: list | None = Non
     ok = [r for r in rows if r["status"] == "ok"]
     for name in outputs or []:
         if name not in description["fatigue_outputs"]:
-            raise ValueError(f"output {name!r} has no fatigue results; fatigue outputs: {description['fatigue_outputs']}")
+            raise ValueError(f"output {name!r} has no fatigue results; "
+                             f"fatigue outputs: {description['fatigue_outputs']}")
     chosen = outputs or pick_outputs(ok, description["fatigue_outputs"])
     images = []
     for name in chosen if ok else []:

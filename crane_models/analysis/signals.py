@@ -68,7 +68,8 @@ def signal_value(sig: dict, t: float) -> float:
         return float(sig["after"] if t >= sig["time"] else sig["before"])
     if kind == "smoothstep":
         return smoothstep(t, sig["start"], sig["end"], sig["from"], sig["to"])
-    return sig.get("offset", 0.0) + sig["amplitude"] * math.sin(2.0 * math.pi * t / sig["period"] + sig.get("phase", 0.0))
+    phase = 2.0 * math.pi * t / sig["period"] + sig.get("phase", 0.0)
+    return sig.get("offset", 0.0) + sig["amplitude"] * math.sin(phase)
 
 
 def check_sea_state(where: str, sea, spec) -> None:

@@ -3,6 +3,7 @@ arguments and calls :mod:`crane_models.analysis`; nothing else."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 __all__ = ["add_commands"]
@@ -25,7 +26,8 @@ def add_commands(subparsers) -> None:
                    help="worker processes of the local cluster (default: one per core)")
     s.add_argument("--scheduler", default=None, help="address of an existing Dask scheduler, e.g. tcp://host:8786")
     s.add_argument("--retry-failed", action="store_true", help="run the cases that failed before again")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar (there is none when the output "
+                   "is not a terminal)")
     s.set_defaults(handler=_sweep)
     r = subparsers.add_parser("report", help="load spectra, DEL and Kp of a sweep's results (PNG + HTML)")
     r.add_argument("results", type=Path, help="a sweep's results folder")
@@ -46,7 +48,8 @@ def _sweep(args) -> int:
     except (OSError, ValueError) as exc:
         raise SystemExit(f"crane-cosim sweep: {args.cases}: {exc}") from None
     out = args.out or Path("crane-cosim-out") / "sweeps" / args.cases.stem
-    outcome = run_sweep(case_set, out, args.workers, args.scheduler, args.retry_failed, not args.no_progress)
+    progress = not args.no_progress and sys.stdout.isatty()  # the bar redraws one line: a terminal's
+    outcome = run_sweep(case_set, out, args.workers, args.scheduler, args.retry_failed, progress)
     print(f"{len(outcome.ran)} cases run ({outcome.failed} failed), {outcome.skipped} finished before; "
           f"results in {out}")
     return 0
