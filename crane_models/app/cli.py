@@ -5,6 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import sweep_cli
+
 
 def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(prog="crane-cosim", description="Crane models as FMI 2.0 co-simulation FMUs")
@@ -15,7 +17,10 @@ def main(argv: list | None = None) -> int:
     d = sub.add_parser("demo", help="build the FMUs, run the demo scenarios under fmpy and standalone, plot")
     d.add_argument("--out", default="crane-cosim-out", help="output folder (default: %(default)s)")
     d.add_argument("--step", type=float, default=0.01, help="communication step [s] (default: %(default)s)")
+    sweep_cli.add_commands(sub)
     args = parser.parse_args(argv)
+    if hasattr(args, "handler"):  # subcommands registered by other modules (sweep, report)
+        return args.handler(args)
     if args.command == "build":
         from ..fmi.build import build_all
 

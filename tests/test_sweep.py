@@ -1,0 +1,172 @@
+"""Sweeps on Dask: case files expand as written, distributed runs equal in-process runs bit for bit, failing
+cases are recorded with the FMU's message, and an interrupted sweep resumes without recomputing."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from crane_models.analysis.cases import load_case_file, parse_cases
+from crane_models.analysis.signals import sea_state_motion
+
+pytest.importorskip("distributed", reason="the sweep needs dask.distributed (pip install 'dask[distributed]')")
+pytest.importorskip("pyarrow", reason="the sweep results need pyarrow")
+
+KB = {"fmu": "KnuckleBoomCrane", "duration": 0.5, "step": 0.01, "scenario": "knuckle_boom_hoisting"}
+
+
+def test_grid_and_hypercube_expand_to_their_product():
+    data = {**KB, "signals": {"q1_ref": {"kind": "sine", "amplitude": 0.1, "period": 2.0}},
+            "parameters": {"kp1": [1e6, 2e6], "signals.q1_ref.amplitude": {"range": [0.1, 0.3], "num": 3}},
+            "latin_hypercube": {"samples": 4, "seed": 7, "parameters": {"kd1": [1e6, 9e6]}}}
+    cases = parse_cases(data).cases
+    assert len(cases) == 2 * 3 * 4
+    assert sorted({c.signals["q1_ref"]["amplitude"] for c in cases}) == pytest.approx([0.1, 0.2, 0.3], abs=1e-15)
+    # a Latin hypercube puts exactly one of its 4 samples into each quarter of [1e6, 9e6]
+    kd1 = sorted({c.start_values["kd1"] for c in cases})
+    assert [int((k - 1e6) // 2e6) for k in kd1] == [0, 1, 2, 3]
+    assert kd1 == sorted({c.start_values["kd1"] for c in parse_cases(data).cases})  # the seed fixes them
+    # the scenario's start values, under the case's own
+    assert cases[0].start_values["q2_0"] == 0.6 and cases[0].start_values["kp1"] == 1e6
+    assert len({c.case_id for c in cases}) == len(cases)
+
+
+def test_yaml_reads_exponents_without_a_dot_as_numbers(tmp_path):
+    path = tmp_path / "cases.yaml"
+    path.write_text("fmu: KnuckleBoomCrane\nduration: 1\nstep: 0.01\nparameters: {kp1: [1e6, 2.0e6]}\n")
+    assert [c.start_values["kp1"] for c in load_case_file(path).cases] == [1.0e6, 2.0e6]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"fmu": "Crane9"}, "fmu = 'Crane9' is not allowed"),
+    ({"step": 0.0}, r"step = 0.0 is not allowed"),
+    ({"parameters": {"kp9": [1.0]}}, "'kp9' is not a parameter of KnuckleBoomCrane"),
+    ({"parameters": {"kp1": []}}, "parameters.kp1"),
+    ({"signals": {"q1_ref": {"kind": "sine", "amplitude": 1.0, "period": -1.0}}}, r"signals.q1_ref.period = -1.0"),
+    ({"sea_states": [{"amplitude": 0.05, "period": 8.0}]}, "no base-motion inputs"),
+    ({"latin_hypercube": {"samples": 0, "parameters": {"kp1": [0, 1]}}}, "latin_hypercube.samples = 0"),
+    ({"record": ["nonsense"]}, "'nonsense' is not an output"),
+])
+def test_bad_case_files_are_named(change, message):
+    with pytest.raises(ValueError, match=message):
+        parse_cases({**KB, **change})
+
+
+def _rotation(roll: float, pitch: float) -> np.ndarray:
+    """R^0_1 = R_y(pitch) R_x(roll) (yaw 0), written out independently of the model code."""
+    cr, sr, cp, sp = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
+    rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+    return ry @ rx
+
+
+def test_sea_state_motion_is_the_derivative_of_the_prescribed_pose():
+    """omega, alpha, base velocity and acceleration against central differences of R(t) and of the base
+    point's position R(t) r + z(t) e_z (h = 1e-4 s: truncation ~h^2 |x'''| ~ 1e-8 of the values here)."""
+    sea = {"amplitude": 0.08, "period": 6.0, "heading": 0.6, "heave": 1.5, "base_height": 4.0}
+    h, t = 1e-4, 1.3
+
+    def pose(s):
+        m = sea_state_motion(sea, s)
+        return _rotation(m["roll"], m["pitch"])
+
+    def point(s):
+        return pose(s) @ np.array([0.0, 0.0, 4.0]) + np.array([0.0, 0.0, 1.5 * math.sin(2 * math.pi * s / 6.0)])
+
+    m = sea_state_motion(sea, t)
+    r = pose(t)
+    skew = r.T @ (pose(t + h) - pose(t - h)) / (2 * h)  # R' dR/dt = [omega]x in Frame 1
+    omega = np.array([skew[2, 1], skew[0, 2], skew[1, 0]])
+    np.testing.assert_allclose([m[f"angular_velocity_{a}"] for a in "xyz"], omega, atol=1e-8)
+    v = r.T @ (point(t + h) - point(t - h)) / (2 * h)
+    np.testing.assert_allclose([m[f"base_velocity_{a}"] for a in "xyz"], v, atol=1e-7)
+    a = r.T @ (point(t + h) - 2 * point(t) + point(t - h)) / h ** 2  # second difference: error ~1e-5
+    np.testing.assert_allclose([m[f"base_acceleration_{a_}"] for a_ in "xyz"], a, atol=1e-5)
+    w_plus = sea_state_motion(sea, t + h)
+    w_minus = sea_state_motion(sea, t - h)
+    # alpha = d omega / dt, both in Frame 1 (the body frame's derivative of body components)
+    for ax in "xyz":
+        diff = (w_plus[f"angular_velocity_{ax}"] - w_minus[f"angular_velocity_{ax}"]) / (2 * h)
+        assert m[f"angular_acceleration_{ax}"] == pytest.approx(diff, abs=1e-8)
+
+
+@pytest.fixture(scope="module")
+def kb_fmu(tmp_path_factory):
+    from crane_models.fmi.build import build_fmu
+
+    return build_fmu("KnuckleBoomCrane", tmp_path_factory.mktemp("fmus"))
+
+
+def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_path):
+    from crane_models.analysis.results import load_series, load_summary
+    from crane_models.analysis.sweep import run_sweep
+    from crane_models.simulation.runs import run_fmu
+
+    # 5 set-point amplitudes x 4 slew gains = 20 cases of 0.5 s; kp1 = -1 is outside [0, inf): 5 fail
+    data = {**KB, "fmu_file": str(kb_fmu),
+            "signals": {"q1_ref": {"kind": "sine", "amplitude": 0.1, "period": 1.0}},
+            "parameters": {"signals.q1_ref.amplitude": {"range": [0.05, 0.25], "num": 5},
+                           "kp1": [-1.0, 1e6, 4e6, 8e6]}}
+    case_set = parse_cases(data)
+    outcome = run_sweep(case_set, tmp_path, workers=2, progress=False)
+    assert len(outcome.ran) == 20 and outcome.skipped == 0 and outcome.failed == 5
+    summary = load_summary(tmp_path).to_pylist()
+    assert [r["index"] for r in summary] == list(range(20))
+    for case, row in zip(case_set.cases, summary):
+        if case.start_values["kp1"] < 0:
+            assert row["status"] == "failed"
+            assert "kp1 = -1.0 N.m/rad is outside the allowed range [0, inf)" in row["message"]
+            assert "initialization failed" in row["log"]
+            continue
+        assert row["status"] == "ok", row["message"]
+        series = load_series(tmp_path, case.case_id)
+        alone, _ = run_fmu(kb_fmu, case.to_scenario(), case.step)
+        for name in series.column_names:  # bit for bit: a worker must not change a result
+            assert np.array_equal(series[name].to_numpy(), alone[name]), (case.index, name)
+        assert row["max.joint1_force_z"] == alone["joint1_force_z"].max()
+        assert row["param.kp1"] == case.start_values["kp1"]
+
+    # A crash after 16 cases: 4 summaries are missing (one with its series written, one failed case).
+    lost = [case_set.cases[i].case_id for i in (0, 3, 7, 19)]
+    for case_id in lost:
+        (tmp_path / "summary" / f"{case_id}.parquet").unlink()
+    kept = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "summary").iterdir()}
+    again = run_sweep(case_set, tmp_path, workers=2, progress=False)
+    assert sorted(again.ran) == sorted(lost) and again.skipped == 16
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "summary").iterdir() if p.name in kept} == kept
+    assert load_summary(tmp_path).num_rows == 20
+    assert run_sweep(case_set, tmp_path, workers=2, progress=False).ran == []
+
+    # The report draws the spectra and names the failed cases with the FMU's message.
+    from crane_models.analysis.report import write_report
+
+    page = write_report(tmp_path, outputs=["joint1_force_z"])
+    text = page.read_text()
+    assert text.count("kp1 = -1.0 N.m/rad is outside the allowed range") == 5
+    drawn = sorted(p.name for p in page.parent.glob("*.png"))
+    assert drawn == ["del_kp_joint1_force_z_kp1.png", "del_kp_joint1_force_z_signals_q1_ref_amplitude.png",
+                     "matrix_joint1_force_z.png", "spectra_joint1_force_z.png"]
+    assert all((page.parent / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in drawn)
+
+
+def test_a_results_folder_holds_one_fmu_file(kb_fmu, tmp_path):
+    from crane_models.analysis.sweep import run_sweep
+
+    case_set = parse_cases({**KB, "duration": 0.02, "fmu_file": str(kb_fmu)})
+    (tmp_path / "sweep.json").write_text('{"fmu_sha256": "0123456789abcdef"}')
+    with pytest.raises(ValueError, match="results of another FMU file"):
+        run_sweep(case_set, tmp_path, workers=1, progress=False)
+
+
+def test_command_line_names_bad_files(tmp_path):
+    from crane_models.app.cli import main
+
+    with pytest.raises(SystemExit, match="has no sweep.json"):
+        main(["report", str(tmp_path)])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("fmu: KnuckleBoomCrane\nduration: 1\nstep: 0.01\nparameters: {kp1: {range: [1, 2]}}\n")
+    with pytest.raises(SystemExit, match=r"bad.yaml: parameters.kp1 = .* is not allowed"):
+        main(["sweep", str(bad), "--out", str(tmp_path / "out")])
+    with pytest.raises(SystemExit):
+        main(["sweep", str(bad), "--workers", "0"])
