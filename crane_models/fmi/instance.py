@@ -4,6 +4,7 @@ wrapper that the manual master loop (:func:`cosim.run_fmu_manual`), the split ve
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -13,7 +14,10 @@ __all__ = ["FmuInstance"]
 class FmuInstance:
     """Instantiate an FMU, initialize it with start values, set/get variables by name, step it."""
 
-    def __init__(self, path: Path, instance_name: str, logging: bool = False, unzip: str | None = None):
+    def __init__(self, path: Path, instance_name: str, logging: bool = False, unzip: str | None = None,
+                 logger: Callable[[int, str, str], None] | None = None):
+        """``logger(status, category, message)``, when given, receives the FMU's log messages (and turns
+        logging on) instead of fmpy printing them."""
         from fmpy import extract, read_model_description
         from fmpy.fmi2 import FMU2Slave
 
@@ -24,7 +28,8 @@ class FmuInstance:
         self.unzip = unzip or extract(str(path))
         self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=self.unzip,
                              modelIdentifier=md.coSimulation.modelIdentifier, instanceName=instance_name)
-        self.fmu.instantiate(loggingOn=logging)
+        self.callbacks = _callbacks(logger) if logger else None  # kept: the FMU calls it until freed
+        self.fmu.instantiate(loggingOn=logging or logger is not None, callbacks=self.callbacks)
         self.t = 0.0
 
     def initialize(self, start_values: dict, start_time: float = 0.0) -> None:
@@ -53,3 +58,25 @@ class FmuInstance:
     def close(self) -> None:
         self.fmu.terminate()
         self.fmu.freeInstance()
+
+
+def _callbacks(logger: Callable[[int, str, str], None]):
+    """fmi2CallbackFunctions whose logger hands ``(status, category, message)`` to ``logger``; fmpy's proxy
+    formats the message's printf arguments first."""
+    from ctypes import byref
+
+    from fmpy import calloc, free
+    from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
+                           fmi2CallbackLoggerTYPE)
+    from fmpy.logging import addLoggerProxy
+
+    def log(_env, _instance, status, category, message):
+        logger(int(status), (category or b"").decode("utf-8", "replace"),
+               (message or b"").decode("utf-8", "replace"))
+
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(log)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    addLoggerProxy(byref(callbacks))
+    return callbacks
