@@ -8,14 +8,16 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["plot_figure", "plot_scenario", "plot_outputs", "display", "envelope", "COLUMNS"]
+__all__ = ["plot_figure", "plot_scenario", "plot_outputs", "display", "envelope", "columns_for", "COLUMNS"]
 
 # Display unit and factor for SI units a reader thinks of in other units (as the FMUs' displayUnit).
 DISPLAY = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi), "N.m": ("N·m", 1.0)}
-# Envelope columns across an axis: ~3 pixels each at the figure size below. A signal with more points is
-# drawn as min/max per column (band) plus the column mean (line): a vibration then shows as its amplitude
-# around the slow motion instead of a solid block of aliased zig-zags.
-COLUMNS = 250
+# A run of more than DENSE points is drawn per column of the time axis: min/max (band) and mean (line), so a
+# vibration shows as its amplitude around the slow motion instead of a solid block of zig-zags. A column
+# holds at least 10 samples (the mean of fewer still zig-zags for a mode near the sampling rate: the
+# flexible crane's 40 Hz support mode at 100 Hz) and is at least ~4 pixels wide (COLUMNS across the axis).
+COLUMNS = 200
+DENSE = 400
 FIGSIZE_PER_AXIS = (9.0, 2.6)  # [in]; dpi 110 -> ~990 px wide
 
 
@@ -43,9 +45,15 @@ def envelope(t: np.ndarray, y: np.ndarray, columns: int = COLUMNS) -> tuple:
     return t_mid[keep], y_min[keep], y_max[keep], y_mean
 
 
+def columns_for(points: int) -> int:
+    """Envelope columns for a run of ``points`` samples; 0: draw every sample."""
+    return 0 if points <= DENSE else min(COLUMNS, points // 10)
+
+
 def _draw(ax, t, y, color, label, style: dict) -> None:
-    if len(t) > 2 * COLUMNS:
-        tm, lo, hi, mean = envelope(np.asarray(t, float), np.asarray(y, float))
+    columns = columns_for(len(t))
+    if columns:
+        tm, lo, hi, mean = envelope(np.asarray(t, float), np.asarray(y, float), columns)
         if style.get("band", True):
             ax.fill_between(tm, lo, hi, color=color, alpha=0.25, lw=0)
         ax.plot(tm, mean, color=color, label=label, **{k: v for k, v in style.items() if k != "band"})
@@ -78,7 +86,7 @@ def plot_figure(path: Path, title: str, series: list, units: dict, result, refer
                              figsize=(FIGSIZE_PER_AXIS[0], 1.2 + FIGSIZE_PER_AXIS[1] * len(groups)))
     colors = {name: f"C{i}" for i, (name, _) in enumerate(series)}
     t = np.asarray(result["time"], dtype=float)
-    dense = len(t) > 2 * COLUMNS
+    columns = columns_for(len(t))
     for ax, (unit, members) in zip(axes[:, 0], groups):
         largest = max(float(np.max(np.abs(np.asarray(result[n], float)))) for n, _ in members)
         shown, factor = display(unit, largest)
@@ -96,8 +104,9 @@ def plot_figure(path: Path, title: str, series: list, units: dict, result, refer
     lines = ["FMU under fmpy: coloured"]
     if reference is not None:
         lines.append("standalone reference solver: dashed black")
-    if dense:
-        lines.append(f"shaded: min/max of each 1/{COLUMNS} of the run, line: its mean")
+    if columns:
+        width = (t[-1] - t[0]) / columns
+        lines.append(f"shaded: min/max over each {width:.3g} s, line: the mean over it")
     fig.suptitle(title, fontsize=11)
     fig.text(0.01, 0.005, "; ".join(lines) + (f". {note}" if note else ""), fontsize=7, color="0.3")
     fig.tight_layout(rect=(0, 0.025, 1, 1))
