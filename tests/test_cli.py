@@ -289,7 +289,7 @@ def test_info_json_matches_the_model_description(capsys, fmu_dir):
             assert got[key] == want[key], (want["name"], key)
         for key in ("start", "min", "max"):
             value = None if want[key] is None else convert[want["type"]](want[key])
-            assert got[key] == value, (want["name"], key)
+            assert got[key] == value and type(got[key]) is type(value), (want["name"], key)  # 2 == 2.0: type too
 
 
 def test_info_table_lists_inputs_with_units(capsys, fmu_dir):
