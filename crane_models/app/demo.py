@@ -88,7 +88,7 @@ def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool,
               + (", then the standalone reference solver" if reference else ""), flush=True)
     with progress_bar(sc.stop_time, f"{sc.name} FMU", disable=quiet) as bar:
         result, wall = run_fmu(fmu_path, sc, step, warm_up=True, on_step=bar.update_to)
-    names = [n for n in result if n != "time" and n in units]
+    names = [n for n in result.dtype.names if n != "time" and n in units]
     meta = dict(scenario=sc.name, step=step, stop_time=sc.stop_time, start_values=dict(sc.start_values),
                 inputs=list(sc.input_names))
     files = [write_csv(sc_dir / "fmu_result.csv", result, ["time"] + names, units)]

@@ -61,14 +61,15 @@ class FmuInstance:
 
 
 def _callbacks(logger: Callable[[int, str, str], None]):
-    """fmi2CallbackFunctions whose logger hands ``(status, category, message)`` to ``logger``; fmpy's proxy
-    formats the message's printf arguments first."""
-    from ctypes import byref
+    """fmi2CallbackFunctions whose logger hands ``(status, category, message)`` to ``logger``.
 
+    Without fmpy's ``addLoggerProxy``: that native proxy keeps ONE Python logger per process, so installing
+    ours would redirect every other instance's messages (fmpy's default printer included) to a callback
+    that dies with this instance. The cost: printf arguments of the message are not substituted -- the
+    pythonfmu FMUs pass finished messages without arguments."""
     from fmpy import calloc, free
     from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                            fmi2CallbackLoggerTYPE)
-    from fmpy.logging import addLoggerProxy
 
     def log(_env, _instance, status, category, message):
         logger(int(status), (category or b"").decode("utf-8", "replace"),
@@ -78,5 +79,4 @@ def _callbacks(logger: Callable[[int, str, str], None]):
     callbacks.logger = fmi2CallbackLoggerTYPE(log)
     callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
     callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-    addLoggerProxy(byref(callbacks))
     return callbacks

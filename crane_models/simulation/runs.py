@@ -116,7 +116,7 @@ def run_fmu(fmu_path: Path, scenario: Scenario, step: float, warm_up: bool = Fal
             on_step: Callable[[float], None] | None = None) -> tuple:
     """The scenario under fmpy on :func:`communication_grid` (the last step shortened when ``step`` does not
     divide the stop time), inputs given at every communication point. FMI 2.0: :func:`co_simulate`; FMI 3.0:
-    ``fmpy.simulate_fmu``. Returns ``(result, wall_seconds)``. ``warm_up``: first an untimed run of one
+    ``fmpy.simulate_fmu``. Returns ``(result, wall_seconds)``, the result a structured array as fmpy's. ``warm_up``: first an untimed run of one
     communication step, so that the wall time is the co-simulation's and not the one-time import of the
     FMU's Python package by the first instantiation in a process (~0.09 s; ~0.015 s per instantiation after it)."""
     times = communication_grid(scenario.stop_time, step)
@@ -127,7 +127,17 @@ def run_fmu(fmu_path: Path, scenario: Scenario, step: float, warm_up: bool = Fal
     t0 = time.perf_counter()
     result = co_simulate(fmu_path, times, dict(scenario.start_values), scenario.input_names, scenario.inputs_at,
                          on_step=on_step)
-    return result, time.perf_counter() - t0
+    return as_record_array(result), time.perf_counter() - t0
+
+
+def as_record_array(result: dict) -> np.ndarray:
+    """``{name: column}`` as the structured array ``fmpy.simulate_fmu`` returns (``result[name]``,
+    ``result.dtype.names``), so that callers see one result type for FMI 2.0 and 3.0."""
+    names = list(result)
+    table = np.empty(len(result[names[0]]), dtype=[(n, np.float64) for n in names])
+    for n in names:
+        table[n] = result[n]
+    return table
 
 
 def _run_fmu_fmi3(fmu_path: Path, scenario: Scenario, times: np.ndarray, step: float, warm_up: bool) -> tuple:
