@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["plot_figure", "plot_scenario", "plot_outputs", "display", "envelope", "columns_for", "COLUMNS"]
+__all__ = ["plot_figure", "plot_scenario", "plot_outputs", "display", "envelope", "columns_for", "oscillates", "enveloped", "COLUMNS"]
 
 # Display unit and factor for SI units a reader thinks of in other units (as the FMUs' displayUnit).
 DISPLAY = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi), "N.m": ("N·m", 1.0)}
@@ -50,8 +50,34 @@ def columns_for(points: int) -> int:
     return 0 if points <= DENSE else min(COLUMNS, points // 10)
 
 
-def _draw(ax, t, y, color, label, style: dict) -> None:
+# A signal whose slope changes sign at more than this fraction of its samples is vibrating faster than the
+# plot can show (a smooth crane motion over a run of 1000+ samples has a few dozen turning points).
+OSCILLATING = 0.05
+VISIBLE = 0.02  # a vibration narrower than 2 % of the axis is not worth a band
+
+
+def oscillates(y: np.ndarray) -> bool:
+    """True when ``y`` turns (slope changes sign) at more than :data:`OSCILLATING` of its samples."""
+    slope = np.sign(np.diff(np.asarray(y, dtype=float)))
+    slope = slope[slope != 0]
+    return len(slope) > 2 and np.count_nonzero(slope[1:] != slope[:-1]) > OSCILLATING * len(y)
+
+
+def enveloped(t: np.ndarray, y: np.ndarray, scale: float | None = None) -> bool:
+    """Draw ``y`` as an envelope: many samples and a vibration the line cannot resolve, wide enough to see:
+    in some column, min/max spread beyond the net change across the column (what a monotonic stretch
+    spans) above :data:`VISIBLE` of ``scale`` (the axis' span; default the signal's range)."""
     columns = columns_for(len(t))
+    if not columns or not oscillates(y):
+        return False
+    t, y = np.asarray(t, float), np.asarray(y, float)
+    cuts = np.searchsorted(t, np.linspace(t[0], t[-1], columns + 1)[1:-1])
+    zigzag = max(float(np.ptp(c)) - abs(float(c[-1] - c[0])) for c in np.split(y, cuts) if len(c))
+    return zigzag > VISIBLE * (float(np.ptp(y)) if scale is None else scale)
+
+
+def _draw(ax, t, y, color, label, style: dict, envelope_it: bool) -> None:
+    columns = columns_for(len(t)) if envelope_it else 0
     if columns:
         tm, lo, hi, mean = envelope(np.asarray(t, float), np.asarray(y, float), columns)
         if style.get("band", True):
@@ -67,6 +93,16 @@ def _axes_by_unit(series: list, units: dict) -> list:
     for name, label in series:
         groups.setdefault(units.get(name, ""), []).append((name, label))
     return list(groups.items())
+
+
+QUANTITY = {"m": "position", "rad": "angle", "N": "force", "N.m": "moment", "m/s": "speed",
+            "rad/s": "angular speed", "s": "time"}
+
+
+def _axis_name(unit: str, members: list) -> str:
+    """The axis label: the series' names when short, else the quantity (the legend names the series)."""
+    names = ", ".join(_label_without_unit(label) for _, label in members)
+    return names if len(names) <= 24 or unit not in QUANTITY else QUANTITY[unit]
 
 
 def _label_without_unit(label: str) -> str:
@@ -87,24 +123,27 @@ def plot_figure(path: Path, title: str, series: list, units: dict, result, refer
     colors = {name: f"C{i}" for i, (name, _) in enumerate(series)}
     t = np.asarray(result["time"], dtype=float)
     columns = columns_for(len(t))
+    banded = False
     for ax, (unit, members) in zip(axes[:, 0], groups):
         largest = max(float(np.max(np.abs(np.asarray(result[n], float)))) for n, _ in members)
         shown, factor = display(unit, largest)
+        ys = {name: factor * np.asarray(result[name], float) for name, _ in members}
+        span = float(np.ptp(np.concatenate(list(ys.values()))))
         for name, label in members:
-            _draw(ax, t, factor * np.asarray(result[name], float), colors[name], _label_without_unit(label),
-                  {"lw": 1.4})
+            band = enveloped(t, ys[name], span)
+            banded |= band
+            _draw(ax, t, ys[name], colors[name], _label_without_unit(label), {"lw": 1.4}, band)
             if reference is not None:
                 _draw(ax, np.asarray(reference["time"], float), factor * np.asarray(reference[name], float),
-                      "k", None, {"lw": 0.9, "ls": (0, (4, 3)), "band": False})
-        names = ", ".join(_label_without_unit(label) for _, label in members)
-        ax.set_ylabel(f"{names} [{shown}]")
+                      "k", None, {"lw": 0.9, "ls": (0, (4, 3)), "band": False}, band)
+        ax.set_ylabel(f"{_axis_name(unit, members)} [{shown}]")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="best", ncol=len(members))
     axes[-1, 0].set_xlabel("time [s]")
     lines = ["FMU under fmpy: coloured"]
     if reference is not None:
         lines.append("standalone reference solver: dashed black")
-    if columns:
+    if banded:
         width = (t[-1] - t[0]) / columns
         lines.append(f"shaded: min/max over each {width:.3g} s, line: the mean over it")
     fig.suptitle(title, fontsize=11)
@@ -123,7 +162,7 @@ def plot_scenario(scenario, fmu_result, reference: dict | None, out_dir: Path, u
         units = output_units(scenario.fmu)
     paths = []
     for stem, title, series, *_ in scenario.figures:
-        full = f"{title} -- {scenario.paper}" if getattr(scenario, "paper", "") else title
+        full = f"{title}\n{scenario.paper}" if getattr(scenario, "paper", "") else title
         paths.append(plot_figure(Path(out_dir) / f"{stem}.png", full, series, units, fmu_result, reference))
     return paths
 
