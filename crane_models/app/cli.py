@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "crane_models.app.demo",
     "crane_models.app.run",
     "crane_models.app.info",
+    "crane_models.app.native",  # ecos
     "crane_models.app.sweep_cli",  # sweep, report (fatigue and sweeps)
 ]
 
