@@ -340,3 +340,32 @@ def test_ecos_runs_the_fmu_in_the_native_host(capfd, tmp_path, fmu_dir):
 def test_ecos_refuses_fewer_than_ten_steps(capsys, fmu_dir):
     code, _, err = cli(capsys, "ecos", "KnuckleBoomCrane", "--fmus", fmu_dir, "--stop", "0.2", "--step", "0.05")
     assert code == 2 and "ecos needs at least 10" in err
+
+
+# -- the communication grid and progress ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stop, step, points", [
+    (10.0, 0.03, 335),   # 333 full steps to 9.99 s, then 0.01 s: the step of the issue's crash
+    (20.0, 0.01, 2001),  # divides: no extra point
+    (0.3, 0.1, 4),       # 0.3 / 0.1 = 2.9999999999999996 in floating point: still 3 steps
+    (20.0, 0.7, 30),
+    (1.0, 1.0, 2),
+])
+def test_communication_grid_ends_exactly_at_the_stop_time(stop, step, points):
+    from crane_models.simulation.scenario import communication_grid
+
+    t = communication_grid(stop, step)
+    assert len(t) == points and t[0] == 0.0 and t[-1] == stop
+    steps = t[1:] - t[:-1]
+    assert all(math.isclose(h, step, rel_tol=1e-9) for h in steps[:-1])
+    assert 0.0 < steps[-1] <= step * (1 + 1e-9)
+
+
+def test_long_runs_show_a_progress_bar(capsys, tmp_path, fmu_dir, monkeypatch):
+    """The bar appears after DELAY seconds of wall time; with the delay at zero any run shows it."""
+    import crane_models.app.progress as progress
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    code, _, err = cli(capsys, "demo", "--scenario", "knuckle_boom_hoisting", "--step", "0.5", "--fmus", fmu_dir,
+                       "--out", tmp_path, "--no-reference")
+    assert code == 0 and "knuckle_boom_hoisting FMU" in err and "s simulated" in err
