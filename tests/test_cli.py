@@ -369,3 +369,18 @@ def test_long_runs_show_a_progress_bar(capsys, tmp_path, fmu_dir, monkeypatch):
     code, _, err = cli(capsys, "demo", "--scenario", "knuckle_boom_hoisting", "--step", "0.5", "--fmus", fmu_dir,
                        "--out", tmp_path, "--no-reference")
     assert code == 0 and "knuckle_boom_hoisting FMU" in err and "s simulated" in err
+
+
+def test_progress_bar_follows_simulated_time():
+    import io
+
+    from tqdm import tqdm
+
+    from crane_models.app.progress import _Bar
+
+    bar = tqdm(total=20.0, file=io.StringIO())
+    tracker = _Bar(bar)
+    for t in (0.5, 1.0, 1.0, 7.25, 20.0):  # absolute simulated times, a repeated one included
+        tracker.update_to(t)
+        assert bar.n == pytest.approx(t, abs=1e-12)
+    bar.close()
