@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -86,6 +87,9 @@ def main(argv: list | None = None) -> int:
     except FmuRunError as exc:
         print(f"crane-cosim {args.command}: the FMU reported an error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `crane-cosim info ... | head`: the reader left, not an error of ours
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except KeyboardInterrupt:
         print(f"crane-cosim {args.command}: interrupted", file=sys.stderr)
         return 130

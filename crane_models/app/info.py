@@ -29,7 +29,8 @@ def _number(text, kind: str = "Real"):
     if kind == "Boolean":
         return str(text).lower() in ("true", "1")
     try:
-        return int(text) if kind in ("Integer", "Enumeration") else float(text)
+        integer = kind in ("Integer", "Enumeration") or kind.startswith(("Int", "UInt"))  # FMI 3: Int32, ...
+        return int(text) if integer else float(text)
     except (TypeError, ValueError):
         return text
 
