@@ -1,7 +1,7 @@
 """Command line ``crane-cosim``: a thin layer that parses arguments and calls the library.
 
 Each command lives in its own module with ``add_commands(subparsers)``, which adds its parsers and sets
-``func`` (``args -> exit code``). Registering a module's commands is one line in :data:`COMMAND_MODULES`;
+``func`` (``args -> exit code``; ``handler`` is accepted too). Registering a module's commands is one line in :data:`COMMAND_MODULES`;
 a listed module that is not there (yet) is skipped.
 """
 from __future__ import annotations
@@ -80,8 +80,9 @@ def main(argv: list | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    run = getattr(args, "func", None) or getattr(args, "handler")  # `handler`: the name sweep_cli first used
     try:
-        return args.func(args)
+        return run(args)
     except CliError as exc:
         _subparser(parser, args.command).error(str(exc))  # usage + message, exit code 2
     except FmuRunError as exc:
