@@ -1,5 +1,5 @@
-"""Figs. 6-8 of Jarzębowska, Urbaś & Augustynek (2019) with the FlexibleCrane model (standalone stepper,
-the same RK23 that runs inside the FMU):
+"""Figs. 6-8 of Jarzębowska, Urbaś & Augustynek (2019) with the FlexibleCrane model (standalone stepper:
+the FMU's own default, Dormand-Prince 5(4) at rtol 1e-7, atol 1e-9, in the compiled kernel):
 
 * Fig. 6: rigid links, no friction vs Dahl vs LuGre -- joint coordinates, z_E and the E trajectory;
 * Fig. 7: flexible link (4 elements), the same three friction cases;
@@ -7,8 +7,8 @@ the same RK23 that runs inside the FMU):
 
     python examples/flexible_crane_figures.py [OUT_DIR] [--stop 10] [--flexible-stop 2]
 
-The flexible cases are slow (explicit integration of element modes at ~4.8e3 rad/s): by default they
-cover 2 s; pass --flexible-stop 10 for the paper's full run (about an hour).
+The flexible cases are the slow ones (explicit integration of element modes at ~4.8e3 rad/s): by default
+they cover 2 s; --flexible-stop 10 gives the paper's full run (about a minute: 64 s in the measurement of issue 13).
 """
 from __future__ import annotations
 

@@ -1,40 +1,99 @@
-"""Command line: ``crane-cosim build --out DIR`` and ``crane-cosim demo``."""
+"""Command line ``crane-cosim``: a thin layer that parses arguments and calls the library.
+
+Each command lives in its own module with ``add_commands(subparsers)``, which adds its parsers and sets
+``func`` (``args -> exit code``; ``handler`` is accepted too). Registering a module's commands is one line in :data:`COMMAND_MODULES`;
+a listed module that is not there (yet) is skipped.
+"""
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
 from pathlib import Path
 
-from . import sweep_cli
+from .. import __version__
+from .fmus import CliError, default_fmu_dir, writable_dir
+
+__all__ = ["main", "build_parser", "COMMAND_MODULES"]
+
+# Modules of crane_models.app whose add_commands(subparsers) registers subcommands, in --help order.
+COMMAND_MODULES = [
+    "crane_models.app.cli",  # build
+    "crane_models.app.demo",
+    "crane_models.app.run",
+    "crane_models.app.info",
+    "crane_models.app.native",  # ecos
+    "crane_models.app.sweep_cli",  # sweep, report (fatigue and sweeps)
+]
+
+
+def add_commands(sub) -> None:
+    b = sub.add_parser("build", help="build every FMU into a folder (plus manifest.json and OSP files)")
+    b.add_argument("--out", type=Path, help="output folder (default: crane-cosim-out/fmus for FMI 2, "
+                                            "crane-cosim-out/fmus-fmi3 for FMI 3)")
+    b.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default: %(default)s)")
+    b.set_defaults(func=build_command)
+
+
+def build_command(args: argparse.Namespace) -> int:
+    from ..fmi.build import build_all
+
+    out = writable_dir(args.out or default_fmu_dir(args.fmi), "--out")
+    for path in build_all(out, args.fmi):
+        print(path)
+    return 0
+
+
+def _module_name(name: str) -> str:
+    """The module's name inside this package (the FMU build bundles the package under another name)."""
+    return name.replace("crane_models", __package__.rsplit(".", 1)[0], 1)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="crane-cosim",
+                                     description="Physics-based crane models as FMI co-simulation FMUs: build, "
+                                                 "run, inspect, demonstrate.")
+    parser.add_argument("--version", action="version", version=f"crane-cosim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(_module_name(name))
+        except ModuleNotFoundError as exc:
+            if exc.name != _module_name(name):
+                raise
+            continue
+        module.add_commands(sub)
+    return parser
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._subparsers._group_actions:  # argparse keeps the subparsers here
+        if command in getattr(action, "choices", {}):
+            return action.choices[command]
+    return parser
 
 
 def main(argv: list | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="crane-cosim", description="Crane models as FMI 2.0 co-simulation FMUs")
-    sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="build every FMU into a folder (plus manifest.json)")
-    b.add_argument("--out", default="crane-cosim-out/fmus", help="output folder (default: %(default)s)")
-    b.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default: %(default)s)")
-    d = sub.add_parser("demo", help="build the FMUs, run the demo scenarios under fmpy and standalone, plot")
-    d.add_argument("--out", default="crane-cosim-out", help="output folder (default: %(default)s)")
-    d.add_argument("--step", type=float, default=0.01, help="communication step [s] (default: %(default)s)")
-    sweep_cli.add_commands(sub)
+    """Exit codes: 0 success, 1 the simulation failed (an FMU error, its messages shown), 2 bad usage or input."""
+    from ..simulation.runs import FmuRunError
+
+    parser = build_parser()
     args = parser.parse_args(argv)
-    if hasattr(args, "handler"):  # subcommands registered by other modules (sweep, report)
-        return args.handler(args)
-    if args.command == "build":
-        from ..fmi.build import build_all
-
-        for path in build_all(Path(args.out), args.fmi):
-            print(path)
+    run = getattr(args, "func", None) or getattr(args, "handler")  # `handler`: the name sweep_cli first used
+    try:
+        return run(args)
+    except CliError as exc:
+        _subparser(parser, args.command).error(str(exc))  # usage + message, exit code 2
+    except FmuRunError as exc:
+        print(f"crane-cosim {args.command}: the FMU reported an error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `crane-cosim info ... | head`: the reader left, not an error of ours
+        sys.stdout = open(os.devnull, "w")
         return 0
-    if args.step <= 0:
-        parser.error("--step must be > 0")
-    from ..fmi.build import build_all
-    from .demo import run_demo
-
-    out = Path(args.out)
-    build_all(out / "fmus")
-    run_demo(out, args.step)
+    except KeyboardInterrupt:
+        print(f"crane-cosim {args.command}: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -1,90 +1,149 @@
-"""``crane-cosim demo``: build the FMUs, run every demo scenario under fmpy and standalone, compare, plot."""
+"""``crane-cosim demo``: build the FMUs, run every demo scenario under fmpy and with the standalone reference
+solver, compare, write CSV (with units and a metadata sidecar), PNG and ``summary.json``, print a table."""
 from __future__ import annotations
 
-import csv
+import argparse
+import json
 import time
 from pathlib import Path
 
-import numpy as np
-
-from ..simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
 from ..models import collect
+from ..simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
+from ..simulation.scenario import check_step
+from .fmus import CliError, writable_dir
+from .plots import plot_scenario
+from .progress import progress_bar
+from .results import file_sha256, write_csv, write_metadata
 
-__all__ = ["run_demo", "write_csv", "plot_scenario", "SCENARIOS"]
+__all__ = ["add_commands", "run_demo", "write_csv", "plot_scenario", "SCENARIOS", "select_scenarios"]
 
 # Every model folder's demo scenarios (models/<crane>/scenarios.py), in the models' order.
 SCENARIOS = collect("scenarios", "SCENARIOS")
 
 
-def write_csv(path: Path, data, names: list) -> None:
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(names)
-        cols = [np.asarray(data[n], dtype=float) for n in names]
-        for row in zip(*cols):
-            w.writerow([f"{v:.10g}" for v in row])
+def add_commands(sub) -> None:
+    d = sub.add_parser("demo", help="build the FMUs, run the demo scenarios under fmpy and standalone, plot",
+                       description="Run every demo scenario (or those named by --scenario) as an fmpy "
+                                   "co-simulation and with the standalone reference solver; write CSV, PNG "
+                                   "and summary.json and print a summary table.")
+    d.add_argument("--out", type=Path, default=Path("crane-cosim-out"), help="output folder (default: %(default)s)")
+    d.add_argument("--step", type=float, default=0.01,
+                   help="communication step [s] (default: %(default)s); the last step is shortened when it "
+                        "does not divide the scenario's length")
+    d.add_argument("--scenario", action="append", metavar="NAME", choices=list(SCENARIOS),
+                   help=f"run only this scenario (repeatable): {', '.join(SCENARIOS)}")
+    d.add_argument("--fmus", type=Path, help="use the FMUs in this folder (build only those missing) instead "
+                                             "of building them into OUT/fmus")
+    d.add_argument("--no-reference", action="store_true", help="skip the standalone reference solver")
+    d.add_argument("--quiet", action="store_true", help="no progress, no table (summary.json is still written)")
+    d.set_defaults(func=demo_command)
 
 
-def plot_scenario(scenario, fmu_result, reference: dict, out_dir: Path) -> list:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    paths = []
-    for stem, title, series, ylabel in scenario.figures:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for (name, label), color in zip(series, ("C0", "C1", "C2")):
-            ax.plot(fmu_result["time"], fmu_result[name], color=color, label=f"{label} (FMU)")
-            ax.plot(reference["time"][::50], reference[name][::50], "o", color=color, ms=3,
-                    label=f"{label} (standalone)")
-        ax.set_title(title)
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel(ylabel)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
-        fig.tight_layout()
-        path = out_dir / f"{stem}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths.append(path)
-    return paths
+def select_scenarios(names: list | None) -> dict:
+    """The scenarios to run, built: ``{name: Scenario}``."""
+    return {n: SCENARIOS[n]() for n in (names or SCENARIOS)}
 
 
-def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None) -> list:
-    """Build FMUs (unless ``fmu_dir`` holds them), run each scenario, write CSV/PNG, print a summary."""
-    out_dir = Path(out_dir)
-    fmu_dir = Path(fmu_dir) if fmu_dir else out_dir / "fmus"
-    if not all((fmu_dir / f"{SCENARIOS[s]().fmu}.fmu").exists() for s in SCENARIOS):
-        from ..fmi.build import build_all
+def check_demo_step(step: float, scenarios: dict) -> None:
+    """The step must suit every scenario run (:func:`simulation.scenario.check_step`)."""
+    for name, sc in scenarios.items():
+        try:
+            check_step(step, sc.stop_time, "--step")
+        except ValueError as exc:
+            raise CliError(f"{exc} [scenario {name}]") from None
 
-        print(f"building FMUs into {fmu_dir} ...", flush=True)
+
+def demo_command(args: argparse.Namespace) -> int:
+    scenarios = select_scenarios(args.scenario)
+    check_demo_step(args.step, scenarios)
+    out = writable_dir(args.out, "--out")
+    fmu_dir = writable_dir(args.fmus or out / "fmus", "--fmus")
+    run_demo(out, args.step, fmu_dir, names=list(scenarios), reference=not args.no_reference,
+             quiet=args.quiet, rebuild=args.fmus is None)
+    return 0
+
+
+def _ensure_fmus(fmu_dir: Path, scenarios: dict, rebuild: bool, quiet: bool) -> None:
+    from ..fmi.build import build_all, build_fmu
+
+    if rebuild:
+        if not quiet:
+            print(f"building FMUs into {fmu_dir} ...", flush=True)
         build_all(fmu_dir)
-    rows = []
-    for name, make in SCENARIOS.items():
-        sc = make()
-        sc_dir = out_dir / name
-        sc_dir.mkdir(parents=True, exist_ok=True)
-        print(f"running {name}: FMU under fmpy (step {step * 1e3:g} ms) and standalone solver ...", flush=True)
-        result, wall = run_fmu(fmu_dir / f"{sc.fmu}.fmu", sc, step, warm_up=True)
-        t0 = time.perf_counter()
-        reference = run_standalone(sc, step)
-        wall_ref = time.perf_counter() - t0
-        names = [n for n in reference if n != "time"]
-        dev = max_relative_deviation(result, reference, names, output_units(sc.fmu))
-        worst = max(dev, key=dev.get)
-        write_csv(sc_dir / "fmu_result.csv", result, ["time"] + names)
-        write_csv(sc_dir / "standalone_result.csv", reference, ["time"] + names)
-        plot_scenario(sc, result, reference, sc_dir)
-        rows.append((name, step, dev[worst], worst, sc.stop_time / wall, sc.stop_time / wall_ref))
-    print()
-    width = max([26] + [len(r[0]) for r in rows]) if rows else 26
-    header = (f"{'scenario':<{width}} {'step':>7}  {'max deviation FMU vs standalone':<46} {'RTF FMU':>9} "
+        return
+    for fmu in sorted({sc.fmu for sc in scenarios.values()}):
+        if not (fmu_dir / f"{fmu}.fmu").is_file():
+            if not quiet:
+                print(f"building {fmu} into {fmu_dir} ...", flush=True)
+            build_fmu(fmu, fmu_dir)
+
+
+def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool, quiet: bool) -> dict:
+    """One scenario: FMU run, reference run, CSV + sidecars, PNGs; returns its summary row."""
+    fmu_path = fmu_dir / f"{sc.fmu}.fmu"
+    sc_dir = writable_dir(out_dir / sc.name, "--out")
+    units = output_units(sc.fmu)
+    if not quiet:
+        print(f"{sc.name}: {sc.fmu}.fmu under fmpy, {sc.stop_time:g} s at step {step:g} s"
+              + (", then the standalone reference solver" if reference else ""), flush=True)
+    with progress_bar(sc.stop_time, f"{sc.name} FMU", disable=quiet) as bar:
+        result, wall = run_fmu(fmu_path, sc, step, warm_up=True, on_step=bar.update_to)
+    names = [n for n in result.dtype.names if n != "time" and n in units]
+    meta = dict(scenario=sc.name, step=step, stop_time=sc.stop_time, start_values=dict(sc.start_values),
+                inputs=list(sc.input_names))
+    files = [write_csv(sc_dir / "fmu_result.csv", result, ["time"] + names, units)]
+    write_metadata(files[0], fmu_path, solver="FMU under fmpy (co_simulate)", **meta)
+    row = {"scenario": sc.name, "fmu": sc.fmu, "fmu_sha256": file_sha256(fmu_path), "step": step,
+           "stop_time": sc.stop_time, "rtf_fmu": sc.stop_time / wall, "max_deviation": None,
+           "worst_output": None, "rtf_standalone": None}
+    ref = None
+    if reference:
+        with progress_bar(sc.stop_time, f"{sc.name} reference", disable=quiet) as bar:
+            t0 = time.perf_counter()
+            ref = run_standalone(sc, step, on_step=bar.update_to)
+            row["rtf_standalone"] = sc.stop_time / (time.perf_counter() - t0)
+        dev = max_relative_deviation(result, ref, names, units)
+        row["worst_output"] = max(dev, key=dev.get)
+        row["max_deviation"] = dev[row["worst_output"]]
+        files.append(write_csv(sc_dir / "standalone_result.csv", ref, ["time"] + names, units))
+        write_metadata(files[1], None, solver="standalone reference (solve_ivp DOP853, rtol = atol = 1e-10)", **meta)
+    pngs = plot_scenario(sc, result, ref, sc_dir, units)
+    row["files"] = [str(p) for p in files + pngs]
+    return row
+
+
+def print_table(rows: list) -> None:
+    width = max([26] + [len(r["scenario"]) for r in rows])
+    header = (f"{'scenario':<{width}} {'step [s]':>9}  {'max deviation FMU vs standalone':<50} {'RTF FMU':>9} "
               f"{'RTF standalone':>15}")
     print(header)
     print("-" * len(header))
-    for name, h, d, worst, rtf, rtf_ref in rows:
-        deviation = f"{100 * d:.2e} % of range ({worst})"
-        print(f"{name:<{width}} {h * 1e3:>5g}ms  {deviation:<46} {rtf:>9.2f} {rtf_ref:>15.2f}")
-    print(f"\nresults (CSV, PNG) in {out_dir.resolve()}")
+    for r in rows:
+        if r["max_deviation"] is None:
+            deviation, rtf_ref = "(no reference run)", "-"
+        else:
+            deviation = f"{100 * r['max_deviation']:.2e} % of range ({r['worst_output']})"
+            rtf_ref = f"{r['rtf_standalone']:.2f}"
+        print(f"{r['scenario']:<{width}} {r['step']:>9g}  {deviation:<50} {r['rtf_fmu']:>9.2f} {rtf_ref:>15}")
+
+
+def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None, names: list | None = None,
+             reference: bool = True, quiet: bool = False, rebuild: bool | None = None) -> list:
+    """Run the demo scenarios ``names`` (default all) and write their results, ``summary.json`` and the
+    table. FMUs: built into ``out_dir/fmus`` (``rebuild``, the default without ``fmu_dir``), or taken from
+    ``fmu_dir`` (missing ones built there). Raises :class:`CliError` for a step a scenario cannot use."""
+    out_dir = Path(out_dir)
+    scenarios = select_scenarios(names)
+    check_demo_step(step, scenarios)
+    rebuild = fmu_dir is None if rebuild is None else rebuild
+    fmu_dir = Path(fmu_dir) if fmu_dir else out_dir / "fmus"
+    _ensure_fmus(fmu_dir, scenarios, rebuild, quiet)
+    rows = [run_scenario(sc, step, fmu_dir, out_dir, reference, quiet) for sc in scenarios.values()]
+    summary = {"step": step, "fmu_dir": str(fmu_dir.resolve()), "scenarios": rows,
+               "deviation": "max |FMU - reference| / range(reference) over the run, per output; worst output"}
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    if not quiet:
+        print()
+        print_table(rows)
+        print(f"\nresults (CSV with units, metadata .json, PNG, summary.json) in {out_dir.resolve()}")
     return rows

@@ -4,16 +4,23 @@ wrapper that the manual master loop (:func:`cosim.run_fmu_manual`), the split ve
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 __all__ = ["FmuInstance"]
 
+_STATUS = {0: "OK", 1: "Warning", 2: "Discard", 3: "Error", 4: "Fatal", 5: "Pending"}
+
 
 class FmuInstance:
     """Instantiate an FMU, initialize it with start values, set/get variables by name, step it."""
 
-    def __init__(self, path: Path, instance_name: str, logging: bool = False, unzip: str | None = None):
+    def __init__(self, path: Path, instance_name: str, logging: bool = False, unzip: str | None = None,
+                 logger: Callable[[int, str, str], None] | None = None):
+        """``logger(status, category, message)``, when given, receives the FMU's log messages (and turns
+        logging on) instead of their being printed as fmpy prints them. Either way they are also kept in
+        ``messages`` as ``"<status>: <message>"``."""
         from fmpy import extract, read_model_description
         from fmpy.fmi2 import FMU2Slave
 
@@ -24,24 +31,21 @@ class FmuInstance:
         self.unzip = unzip or extract(str(path))
         self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=self.unzip,
                              modelIdentifier=md.coSimulation.modelIdentifier, instanceName=instance_name)
-        self.messages: list = []  # what the FMU logged, "<status>: <message>"
-        self.fmu.instantiate(callbacks=self._callbacks(), loggingOn=logging)
+        self.messages: list = []
+        self.callbacks = _callbacks(self._keeper(logger))  # kept: the FMU calls it until freed
+        self.fmu.instantiate(loggingOn=logging or logger is not None, callbacks=self.callbacks)
         self.t = 0.0
 
-    def _callbacks(self):
-        """FMI callbacks whose logger keeps the FMU's messages and prints them as fmpy's default does."""
-        from fmpy import fmi2
+    def _keeper(self, logger):
+        """The logger behind the callbacks: keep each message, then hand it on (or print it)."""
+        def log(status: int, category: str, message: str) -> None:
+            self.messages.append(f"{status}: {message}")
+            if logger is not None:
+                logger(status, category, message)
+            else:
+                print(f"[{_STATUS.get(status, status)}] {message}")
 
-        def log(env, instance_name, status, category, message):
-            self.messages.append(f"{status}: {(message or b'').decode('utf-8', 'replace')}")
-            fmi2.printLogMessage(env, instance_name, status, category, message)
-
-        callbacks = fmi2.fmi2CallbackFunctions()
-        callbacks.logger = fmi2.fmi2CallbackLoggerTYPE(log)
-        callbacks.allocateMemory = fmi2.fmi2CallbackAllocateMemoryTYPE(fmi2.calloc)
-        callbacks.freeMemory = fmi2.fmi2CallbackFreeMemoryTYPE(fmi2.free)
-        self._keep = callbacks  # the FMU holds pointers into it for the instance's life
-        return callbacks
+        return log
 
     def initialize(self, start_values: dict, start_time: float = 0.0) -> None:
         self.fmu.setupExperiment(startTime=start_time)
@@ -69,3 +73,25 @@ class FmuInstance:
     def close(self) -> None:
         self.fmu.terminate()
         self.fmu.freeInstance()
+
+
+def _callbacks(logger: Callable[[int, str, str], None]):
+    """fmi2CallbackFunctions whose logger hands ``(status, category, message)`` to ``logger``.
+
+    Without fmpy's ``addLoggerProxy``: that native proxy keeps ONE Python logger per process, so installing
+    ours would redirect every other instance's messages (fmpy's default printer included) to a callback
+    that dies with this instance. The cost: printf arguments of the message are not substituted -- the
+    pythonfmu FMUs pass finished messages without arguments."""
+    from fmpy import calloc, free
+    from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
+                           fmi2CallbackLoggerTYPE)
+
+    def log(_env, _instance, status, category, message):
+        logger(int(status), (category or b"").decode("utf-8", "replace"),
+               (message or b"").decode("utf-8", "replace"))
+
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(log)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    return callbacks

@@ -127,7 +127,8 @@ class CoSimulation:
 
 
 def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Callable[[float], np.ndarray],
-                       rtol: float = 1e-10, atol: float = 1e-10, method: str = "DOP853") -> dict:
+                       rtol: float = 1e-10, atol: float = 1e-10, method: str = "DOP853",
+                       on_step: Callable[[float], None] | None = None) -> dict:
     """Standalone solution on the grid ``times`` with inputs sampled at each grid point and held until
     the next one (exactly what a co-simulation master feeds an FMU). Returns ``{name: array}`` with
     the outputs at every grid point, computed with the inputs of the step that ends there."""
@@ -151,6 +152,8 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
         model.check_state(x)
         _, aux = model.derivative(t1, x, u_in)
         rows.append(model.outputs(t1, x, u_in, aux))
+        if on_step:  # progress bars
+            on_step(t1)
     out = {"time": times}
     for name in rows[0]:
         out[name] = np.array([r[name] for r in rows])

@@ -15,10 +15,13 @@ def _kb_signals(t: float) -> list:
     return [0.0, 0.0, 0.0, q1, q2, q3]
 
 
+PAPER = "Cibicik & Egeland 2018 (knuckle boom crane)"
+
+
 def _wrench_figure(stem: str, joint: str, kind: str, frame: str, fig: int) -> tuple:
-    unit = "N" if kind == "force" else "N·m"
+    """(file stem, title naming the paper figure, [(output, label)]); units come from the FMU's outputs."""
     return (stem, f"Fig. {fig}: reaction {kind}s in {joint.replace('joint', 'Joint ')} ({frame})",
-            [(f"{joint}_{kind}_{a}", f"{'f' if kind == 'force' else 'n'}_{a}") for a in "xyz"], f"{kind} [{unit}]")
+            [(f"{joint}_{kind}_{a}", f"{'f' if kind == 'force' else 'n'}_{a}") for a in "xyz"])
 
 
 def knuckle_boom_hoisting() -> Scenario:
@@ -30,8 +33,9 @@ def knuckle_boom_hoisting() -> Scenario:
         signals=_kb_signals,
         start_values={"q1_0": 0.0, "q2_0": 0.6, "q3_0": 0.6},
         figures=[
-            ("fig07_coordinates", "Fig. 7: generalized coordinates", [("q1", "q1 [rad]"), ("q2", "q2 [m]"), ("q3", "q3 [m]")], "q [rad] or [m]"),
-            ("fig08_speeds", "Fig. 8: generalized speeds", [("u1", "u1 [rad/s]"), ("u2", "u2 [m/s]"), ("u3", "u3 [m/s]")], "u [rad/s] or [m/s]"),
+            ("fig07_coordinates", "Fig. 7: generalized coordinates (king slew angle, piston extensions)",
+             [("q1", "q1"), ("q2", "q2"), ("q3", "q3")]),
+            ("fig08_speeds", "Fig. 8: generalized speeds", [("u1", "u1"), ("u2", "u2"), ("u3", "u3")]),
             _wrench_figure("fig09_joint1_forces", "joint1", "force", "Frame 0", 9),
             _wrench_figure("fig10_joint1_moments", "joint1", "moment", "Frame 0", 10),
             _wrench_figure("fig11_joint2_forces", "joint2", "force", "Frame 2", 11),
@@ -39,9 +43,9 @@ def knuckle_boom_hoisting() -> Scenario:
             _wrench_figure("fig13_joint3_forces", "joint3", "force", "Frame 3", 13),
             _wrench_figure("fig14_joint3_moments", "joint3", "moment", "Frame 3", 14),
             ("fig15_efforts", "Fig. 15: actuator efforts (controller + input)",
-             [("applied_king_torque", "T1 [N·m]"), ("applied_cylinder2_force", "F2 [N]"),
-              ("applied_cylinder3_force", "F3 [N]")], "effort [N] or [N·m]"),
+             [("applied_king_torque", "T1"), ("applied_cylinder2_force", "F2"), ("applied_cylinder3_force", "F3")]),
         ],
+        paper=PAPER,
     )
 
 

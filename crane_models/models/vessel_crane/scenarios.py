@@ -8,7 +8,7 @@ import numpy as np
 from ...simulation.scenario import Scenario, smoothstep
 from .crane import INPUTS as VC_INPUTS, VesselCraneInitialState
 
-__all__ = ["vessel_crane_hoisting", "SCENARIOS"]
+__all__ = ["vessel_crane_hoisting", "static_equilibrium", "SCENARIOS"]
 
 
 # The hoisting sequence of Figs. 5-6 (drawn, not tabulated, in the paper): (joint, start, end, from, to),
@@ -35,24 +35,67 @@ def _vc_signals(stop_time: float) -> Callable[[float], list]:
     return signals
 
 
-def vessel_crane_hoisting(stop_time: float = 20.0) -> Scenario:
-    """Figs. 5-7: the crane runs the hoisting sequence under the PD controller (63); the vessel starts at
-    its origin and at rest and is excited by the crane alone. ``stop_time`` stretches the sequence."""
+def static_equilibrium(inputs: np.ndarray, values: dict | None = None) -> dict:
+    """Start values ``q1_0 ... q6_0`` at which the system is at rest under the inputs ``inputs`` (set-points
+    and joint torques of the PD controller (63)): the vessel heeled until its cubic springs carry the
+    crane's moment, the booms sagged until the PD effort carries their weight (the controller has no
+    gravity compensation). Yaw and slew stay where they are: gravity has no moment about them.
+
+    Solved for ``q1, q2, q5, q6`` with the accelerations of eq. (43) at zero speed set to zero (Newton
+    iteration by ``scipy.optimize.fsolve``); a residual above 1e-9 rad/s² raises ``RuntimeError``."""
+    from scipy.optimize import fsolve
+
+    from ...fmi.registry import SPECS
+
+    spec = SPECS["VesselCrane"]()
+    params = {v.name: v.start for v in spec.parameters}
+    params.update(values or {})
+    model, x0, _ = spec.build(params)
+    free = [0, 1, 4, 5]  # q1, q2, q5, q6
+
+    def accelerations(q: np.ndarray) -> np.ndarray:
+        x = np.concatenate([q, np.zeros(6)])
+        return model.derivative(0.0, x, inputs)[0][6:]
+
+    def residual(z: np.ndarray) -> np.ndarray:
+        q = x0[:6].copy()
+        q[free] = z
+        return accelerations(q)[free]
+
+    z = fsolve(residual, x0[:6][free], xtol=1e-13)
+    q = x0[:6].copy()
+    q[free] = z
+    worst = float(np.max(np.abs(accelerations(q))))
+    if worst > 1e-9:
+        raise RuntimeError(f"vessel crane: no static equilibrium found (largest acceleration {worst:.3g} rad/s^2)")
+    return {f"q{i + 1}_0": float(q[i]) for i in range(6)}
+
+
+def vessel_crane_hoisting(stop_time: float = 20.0, equilibrium: bool = True) -> Scenario:
+    """Figs. 5-7: the crane runs the hoisting sequence under the PD controller (63); the vessel, at rest, is
+    excited by the crane alone. ``stop_time`` stretches the sequence. ``equilibrium`` (default): the run
+    starts in static equilibrium (:func:`static_equilibrium`), so nothing moves before the crane does, as
+    in the paper; ``False``: the vessel upright and the booms at their first set-points, released from rest
+    (the interface force then jumps from 45 % of the crane's weight to about its weight within 0.1 s)."""
     frame = {"interface": "Frame 2", "interface_f1": "Frame 1"}
     figures = [
-        ("fig06_crane_joints", "Fig. 6: crane joint variables", [(f"q{i}", f"q{i} [rad]") for i in (4, 5, 6)], "q [rad]"),
-        ("fig06_vessel", "Fig. 6: vessel roll, pitch, yaw", [(f"q{i}", f"q{i} [rad]") for i in (1, 2, 3)], "q [rad]"),
+        ("fig06_crane_joints", "Fig. 6: crane joint variables (slew, inner boom, outer boom)",
+         [(f"q{i}", f"q{i}") for i in (4, 5, 6)]),
+        ("fig06_vessel", "Fig. 6: vessel roll, pitch, yaw", [(f"q{i}", f"q{i}") for i in (1, 2, 3)]),
     ]
     for prefix, name in frame.items():
         stem = "fig07_" + name.replace(" ", "").lower()
         figures += [
             (f"{stem}_forces", f"Fig. 7: constraint forces on the crane ({name})",
-             [(f"{prefix}_force_{a}", f"f_{a}") for a in "xyz"], "force [N]"),
+             [(f"{prefix}_force_{a}", f"f_{a}") for a in "xyz"]),
             (f"{stem}_moments", f"Fig. 7: constraint moments on the crane ({name})",
-             [(f"{prefix}_moment_{a}", f"n_{a}") for a in "xy"], "moment [N·m]"),
+             [(f"{prefix}_moment_{a}", f"n_{a}") for a in "xy"]),
         ]
-    return Scenario(name="vessel_crane_hoisting", fmu="VesselCrane", stop_time=stop_time,
-                    input_names=[n for n, _, _ in VC_INPUTS], signals=_vc_signals(stop_time), figures=figures)
+    signals = _vc_signals(stop_time)
+    start = static_equilibrium(np.asarray(signals(0.0), dtype=float)) if equilibrium else {}
+    return Scenario(name="vessel_crane_hoisting", fmu="VesselCrane", stop_time=stop_time, start_values=start,
+                    input_names=[n for n, _, _ in VC_INPUTS], signals=signals, figures=figures,
+                    paper="Cibicik & Egeland (crane on a moving base)")
 
 
 SCENARIOS = {"vessel_crane_hoisting": vessel_crane_hoisting}

@@ -1,0 +1,108 @@
+"""``crane-cosim ecos NAME|FILE.fmu``: run an FMU in Ecos' native command-line host (shipped inside the
+``ecospy`` wheel), with the environment a native host needs to load a pythonfmu FMU:
+
+* the shared libpython preloaded (the FMU's binary embeds Python but does not link libpython:
+  without it ``undefined symbol: _Py_NoneStruct``),
+* this Python's ``bin`` first on ``PATH`` and its site-packages on ``PYTHONPATH`` (the embedded
+  interpreter starts from the base installation, not from a virtual environment).
+
+The same recipe works for any native host (cosim CLI, Vico, fmuCheck): :func:`native_host_environment`.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import site
+import stat
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from .fmus import CliError, resolve_fmu, writable_dir
+
+__all__ = ["add_commands", "libpython", "native_host_environment", "ecos_executable", "ecos_command"]
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("ecos", help="run an FMU in Ecos' native command-line host (from ecospy)",
+                       description="Run an FMU with `ecos simulate` (the native host inside the ecospy "
+                                   "package), libpython preloaded and this Python's packages visible.")
+    p.add_argument("fmu", metavar="NAME|FILE.fmu")
+    p.add_argument("--stop", type=float, default=20.0, help="stop time [s] (default: %(default)s)")
+    p.add_argument("--step", type=float, default=0.01, help="communication step [s] (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=Path("."), help="folder for ecos' CSV (default: current folder)")
+    p.add_argument("--fmus", type=Path, help="folder of built FMUs for NAME (default: crane-cosim-out/fmus)")
+    p.add_argument("--print-env", action="store_true", help="print the shell commands of the recipe and exit")
+    p.set_defaults(func=ecos_command)
+
+
+def libpython() -> str | None:
+    """The shared libpython of this interpreter (None for a statically linked Python)."""
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        return None
+    path = Path(sysconfig.get_config_var("LIBDIR")) / sysconfig.get_config_var("INSTSONAME")
+    return str(path) if path.exists() else None
+
+
+def native_host_environment(base: dict | None = None) -> dict:
+    """``os.environ`` plus ``LD_PRELOAD``, ``PATH`` and ``PYTHONPATH`` for a native host of pythonfmu FMUs."""
+    lib = libpython()
+    if lib is None:
+        raise CliError(f"{sys.executable} has no shared libpython: a native host cannot load pythonfmu FMUs "
+                       "built with it (use a Python built with --enable-shared)")
+    env = dict(os.environ if base is None else base)
+    env["LD_PRELOAD"] = lib
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(site.getsitepackages() + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def ecos_executable() -> Path:
+    """ecospy's ``ecos`` binary, made executable (wheels do not keep the run bit)."""
+    try:
+        import ecospy
+    except ImportError:
+        raise CliError("ecospy is not installed: pip install ecospy (it is in the [test] extra)") from None
+    exe = Path(ecospy.__file__).parent / "binaries" / "ecos"
+    if not exe.is_file():
+        raise CliError(f"ecospy has no native ecos host for this platform ({exe} missing)")
+    if not os.access(exe, os.X_OK):
+        try:
+            exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        except OSError as exc:
+            raise CliError(f"{exe} is not executable and cannot be made so ({exc.strerror}); chmod +x it") from None
+    try:
+        ctypes.CDLL("libtbb.so.12")
+    except OSError:
+        raise CliError("ecos needs the system library libtbb.so.12 (Debian/Ubuntu: apt-get install libtbb12)") from None
+    return exe
+
+
+# ecos 0.7 reports progress every (steps / 10) steps, an integer division: with fewer than 10 steps it
+# divides by zero and dies with SIGFPE (measured: --stop 0.2 --step 0.05 -> exit -8).
+ECOS_MIN_STEPS = 10
+
+
+def ecos_command(args: argparse.Namespace) -> int:
+    from ..simulation.scenario import check_step
+
+    try:
+        check_step(args.step, args.stop, "--step")
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.stop / args.step < ECOS_MIN_STEPS - 1e-9:
+        raise CliError(f"--stop {args.stop:g} s / --step {args.step:g} s is {args.stop / args.step:.3g} steps: "
+                       f"ecos needs at least {ECOS_MIN_STEPS} (fewer crash its progress report)")
+    fmu = resolve_fmu(args.fmu, args.fmus).resolve()
+    env = native_host_environment()
+    exe = ecos_executable()
+    cmd = [str(exe), "simulate", "--path", str(fmu), "--stopTime", repr(args.stop), "--stepSize", repr(args.step)]
+    if args.print_env:
+        for key in ("LD_PRELOAD", "PATH", "PYTHONPATH"):
+            print(f"export {key}={env[key]}")
+        print(" ".join(cmd))
+        return 0
+    out = writable_dir(args.out, "--out")
+    return subprocess.run(cmd, cwd=out, env=env).returncode

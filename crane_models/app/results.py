@@ -1,0 +1,98 @@
+"""Result files: CSV with the unit of every column in its header (``q1 [rad]``) and a JSON sidecar saying
+what produced them (scenario, communication step, FMU file and its sha256, project version)."""
+from __future__ import annotations
+
+import csv
+import datetime
+import hashlib
+import json
+import platform
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+
+__all__ = ["column_header", "write_csv", "read_csv", "write_metadata", "file_sha256", "metadata_path"]
+
+DIMENSIONLESS = "-"  # header unit of a quantity without unit (integer flags, ratios)
+
+
+def column_header(name: str, unit: str) -> str:
+    """``name [unit]``; ``name [-]`` for a dimensionless column."""
+    return f"{name} [{unit or DIMENSIONLESS}]"
+
+
+def write_csv(path: Path, data, names: list, units: dict | None = None) -> Path:
+    """Columns ``names`` of ``data`` (dict or structured array) with ``name [unit]`` headers; ``time`` is in s."""
+    units = {"time": "s", **(units or {})}
+    path = Path(path)
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([column_header(n, units.get(n, "")) for n in names])
+        cols = [np.asarray(data[n], dtype=float) for n in names]
+        for row in zip(*cols):
+            writer.writerow([f"{v:.10g}" for v in row])
+    return path
+
+
+def split_header(header: str) -> tuple:
+    """``"q1 [rad]"`` -> ``("q1", "rad")``; a bare ``"q1"`` -> ``("q1", None)``."""
+    header = header.strip()
+    if header.endswith("]") and " [" in header:
+        name, unit = header[:-1].split(" [", 1)
+        return name.strip(), unit.strip()
+    return header, None
+
+
+def read_csv(path: Path) -> dict:
+    """A CSV with a header row (``name`` or ``name [unit]``) and numbers: ``{name: array}`` and the units
+    found, as ``(columns, units)``. A cell that is not a number raises ``ValueError`` naming row and column."""
+    path = Path(path)
+    with open(path, newline="") as fh:
+        rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
+    if len(rows) < 2:
+        raise ValueError(f"{path}: needs a header row and at least one row of numbers")
+    header = [split_header(h) for h in rows[0]]
+    values = np.empty((len(rows) - 1, len(header)))
+    for i, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise ValueError(f"{path}, line {i}: {len(row)} cells, the header has {len(header)}")
+        for j, cell in enumerate(row):
+            try:
+                values[i - 2, j] = float(cell)
+            except ValueError:
+                raise ValueError(f"{path}, line {i}, column {header[j][0]!r}: {cell!r} is not a number") from None
+    return {n: values[:, j] for j, (n, _) in enumerate(header)}, {n: u for n, u in header}
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def metadata_path(csv_path: Path) -> Path:
+    """The sidecar of ``result.csv``: ``result.csv.json``."""
+    return Path(str(csv_path) + ".json")
+
+
+def write_metadata(csv_path: Path, fmu_path: Path | None, **fields) -> Path:
+    """``<csv>.json``: what produced the CSV -- the given fields (scenario, step, start values, ...), the
+    FMU file and its sha256, the project version, the platform and when."""
+    meta = dict(fields)
+    if fmu_path is not None:
+        meta["fmu"] = {"file": str(Path(fmu_path).resolve()), "sha256": file_sha256(fmu_path)}
+    meta["crane_cosim_version"] = __version__
+    meta["python"] = platform.python_version()
+    meta["platform"] = platform.platform()
+    meta["written"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    path = metadata_path(csv_path)
+    path.write_text(json.dumps(meta, indent=2, default=_jsonable))
+    return path
+
+
+def _jsonable(value):
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)

@@ -1,0 +1,42 @@
+"""Plot helpers: which signals are drawn as a min/max envelope, and what the envelope holds."""
+from __future__ import annotations
+
+import numpy as np
+
+from crane_models.app.plots import display, enveloped, envelope, oscillates
+
+
+def test_a_sampled_support_mode_is_enveloped_a_smooth_motion_is_not():
+    t = np.arange(1001) * 0.01  # the demo's 10 s at 10 ms
+    slow = 2e-4 * np.sin(0.5 * t)
+    vibration = 1e-4 * np.sin(2 * np.pi * 40.0 * t + 0.3)  # 40 Hz at 100 Hz sampling: a zig-zag
+    assert oscillates(slow + vibration) and enveloped(t, slow + vibration)
+    assert not oscillates(slow) and not enveloped(t, slow)
+    # A steep but smooth signal: its columns span much, none zig-zags.
+    steep = np.tanh((t - 0.3) / 0.1)
+    assert not enveloped(t, steep)
+    # Round-off chatter on a near-zero signal is invisible next to the axis' other signals.
+    chatter = 1e-9 * (-1.0) ** np.arange(t.size)
+    assert enveloped(t, chatter) and not enveloped(t, chatter, scale=1.0)
+
+
+def test_envelope_holds_the_vibration_amplitude_around_the_mean():
+    t = np.arange(1001) * 0.01
+    y = 0.5 + 0.1 * np.sin(2 * np.pi * 40.0 * t + 0.3)
+    tm, lo, hi, mean = envelope(t, y, 100)
+    assert len(tm) == 100 and np.isclose(tm[0], 0.05)
+    # Column by column with a plain mask (the function bins with bincount).
+    edges = np.linspace(t[0], t[-1], 101)
+    for k in range(100):
+        inside = (t >= edges[k]) & ((t < edges[k + 1]) if k < 99 else (t <= edges[k + 1]))
+        assert (lo[k], hi[k]) == (y[inside].min(), y[inside].max())
+        assert np.isclose(mean[k], y[inside].mean(), rtol=0, atol=1e-12)
+    # The band is the vibration: 40 Hz sampled at 100 Hz visits phases 0.8 pi apart, so every 0.1 s column
+    # reaches within 1 - cos(0.2 pi) = 19 % of the 0.1 amplitude on both sides.
+    assert np.all(hi - 0.5 > 0.1 * np.cos(0.2 * np.pi) - 1e-12) and np.all(0.5 - lo > 0.1 * np.cos(0.2 * np.pi) - 1e-12)
+
+
+def test_display_units():
+    assert display("rad") == ("deg", 180.0 / np.pi)
+    assert display("N", 3.5e5) == ("kN", 1e-3) and display("N", 900.0) == ("N", 1.0)
+    assert display("N.m", 2e4) == ("kN·m", 1e-3)
