@@ -38,8 +38,8 @@ PLATFORMS = {p.name: p for p in (
     Platform("x86_64-linux", "linux64", "x86_64-linux-gnu.2.17", ".so"),
     Platform("aarch64-linux", "aarch64-linux", "aarch64-linux-gnu.2.17", ".so"),
     Platform("x86_64-windows", "win64", "x86_64-windows-gnu", ".dll"),
-    Platform("x86_64-darwin", "darwin64", "x86_64-macos.11.0", ".dylib"),
-    Platform("aarch64-darwin", "aarch64-darwin", "aarch64-macos.11.0", ".dylib"),
+    Platform("x86_64-darwin", "darwin64", "x86_64-macos.10.13", ".dylib"),  # python.org 3.12+ needs 10.13
+    Platform("aarch64-darwin", "aarch64-darwin", "aarch64-macos.11.0", ".dylib"),  # the first arm64 macOS
 )}
 GLIBC_BASELINE = (2, 17)  # the newest GLIBC_x.y symbol version a Linux binary may require
 
