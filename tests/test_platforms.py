@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -248,3 +249,22 @@ def test_build_all_keeps_an_unchanged_fmu_and_rebuilds_a_damaged_one(tmp_path):
     fmu.write_bytes(b"damaged")
     build_all(tmp_path)
     assert sha256(fmu) == digest
+
+
+def test_cross_built_x86_64_kernel_matches_the_numpy_specification(binaries):
+    """The reference of the emulated runs is itself checked against the specification: tests/test_native.py
+    (every model at random states, to 1e-12 of each array's largest entry) passes with the zig-built
+    x86-64 kernel (glibc 2.17, no fused multiply-adds) loaded instead of the one pip compiled."""
+    if system.host_platform() != "x86_64-linux":
+        pytest.skip("the x86-64 Linux kernel runs on an x86-64 Linux host")
+    kernel = binaries[("multibody", "x86_64-linux")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "CRANE_COSIM_NATIVE"))}
+    env["CRANE_COSIM_KERNEL"] = str(kernel)
+    root = Path(__file__).resolve().parents[1]
+    check = subprocess.run([sys.executable, "-c", "from crane_models.core import native; print(native.library()._name)"],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert check.stdout.strip() == str(kernel), check.stderr[-2000:]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "-o", "addopts=", str(root / "tests" / "test_native.py")], capture_output=True,
+                          text=True, env=env, timeout=900, cwd=root)
+    assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-3000:]

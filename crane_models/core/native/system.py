@@ -66,17 +66,21 @@ def kernel_candidates(folder: Path = _HERE) -> list[Path]:
 
 
 def library() -> Optional[ctypes.CDLL]:
-    """The loaded kernel (the first of :func:`kernel_candidates` that loads), or None when none is built for
-    this platform (or the kernel is disabled)."""
+    """The loaded kernel (the first of :func:`kernel_candidates` that loads, or the file named by the
+    environment variable ``CRANE_COSIM_KERNEL``), or None when none is built for this platform (or the kernel
+    is disabled by ``CRANE_COSIM_NATIVE=0``)."""
     global _lib, _loaded
     if not native_enabled():
         return None
     if not _loaded:
         _loaded = True
-        for path in kernel_candidates():
+        chosen = os.environ.get("CRANE_COSIM_KERNEL")  # one kernel file to test (e.g. a cross-built one)
+        for path in [Path(chosen)] if chosen else kernel_candidates():
             try:
                 lib = ctypes.CDLL(str(path))
-            except OSError:  # e.g. a local build for another Python's platform
+            except OSError as exc:  # e.g. a local build for another Python's platform
+                if chosen:
+                    raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: cannot load this kernel ({exc})") from exc
                 continue
             lib.mbs_evaluate.argtypes = [ctypes.c_void_p] * 6
             lib.mbs_evaluate.restype = ctypes.c_int
