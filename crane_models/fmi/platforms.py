@@ -178,23 +178,29 @@ def compile_library(library: CLibrary, platform: Platform, output: Path) -> Path
         done = subprocess.run(cmd, cwd=PACKAGE.parent, env=_zig_environment(), capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"building {library.name} for {platform.name} failed:\n{done.stderr}")
-    for extra in output.parent.glob("*.lib"):  # the Windows import library zig leaves beside the DLL
-        extra.unlink()
-    output.with_suffix(".pdb").unlink(missing_ok=True)
+    # The Windows import library zig leaves beside the DLL (named after the output or the first source).
+    for extra in (output.with_suffix(".lib"), output.parent / (library.sources[0].stem + ".lib"),
+                  output.with_suffix(".pdb")):
+        extra.unlink(missing_ok=True)
     return output
 
 
 def build_binaries(platforms: Sequence[Platform], out_dir: Path) -> dict[tuple[str, str], Path]:
-    """Every library for every platform into ``out_dir``: {(library name, platform name): path}. Each binary's
-    exports are checked (:mod:`.binary_exports`); a missing entry point raises RuntimeError."""
-    from .binary_exports import exported_symbols
+    """Every library for every platform into ``out_dir``: {(library name, platform name): path}. Each binary is
+    checked (:mod:`.binary_exports`): a missing entry point or a glibc newer than the baseline raises
+    RuntimeError."""
+    from .binary_exports import read_binary
 
     built = {}
     for platform in platforms:
         for library in libraries():
             path = compile_library(library, platform, Path(out_dir) / platform.name / library.file_name(platform))
-            missing = sorted(set(library.exports) - exported_symbols(path))
+            info = read_binary(path)
+            missing = sorted(set(library.exports) - info.exports)
             if missing:
                 raise RuntimeError(f"{path.name} does not export {', '.join(missing)}")
+            if info.glibc_versions and max(info.glibc_versions) > GLIBC_BASELINE:
+                raise RuntimeError(f"{path.name} needs GLIBC_{'.'.join(map(str, max(info.glibc_versions)))}, "
+                                   f"newer than the baseline {'.'.join(map(str, GLIBC_BASELINE))}")
             built[(library.name, platform.name)] = path
     return built
