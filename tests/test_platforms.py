@@ -268,3 +268,27 @@ def test_cross_built_x86_64_kernel_matches_the_numpy_specification(binaries):
                            "-o", "addopts=", str(root / "tests" / "test_native.py")], capture_output=True,
                           text=True, env=env, timeout=900, cwd=root)
     assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-3000:]
+
+
+def test_a_runtime_library_goes_into_binaries_under_the_model_identifier(monkeypatch, tmp_path):
+    """The hook for the project's FMU runtime: one more C library record, built for each platform and put
+    into binaries/<platform>/<model identifier><ext> of every FMU in place of pythonfmu's binary, while the
+    kernels stay in the bundled package. A stand-in runtime (stubs of the FMI 2.0 functions) shows it."""
+    require_zig()
+    source = tmp_path / "stub_runtime.c"
+    source.write_text("".join(f"int {name}(void) {{ return {i}; }}\n"
+                              for i, name in enumerate(platforms.FMI2_FUNCTIONS)))
+    stub = platforms.CLibrary(name="runtime", sources=(source,), flags=("-std=c99", "-O2", "-g0"),
+                              exports=platforms.FMI2_FUNCTIONS, in_package=False)
+    monkeypatch.setattr(platforms, "runtime_library", lambda: stub)
+    out = tmp_path / "fmus"
+    build_all(out, platforms="linux64,win64")
+    with zipfile.ZipFile(out / "Vessel.fmu") as z:
+        names = z.namelist()
+        z.extractall(tmp_path / "Vessel")
+    assert sorted(n for n in names if n.startswith("binaries/")) == ["binaries/linux64/Vessel.so",
+                                                                     "binaries/win64/Vessel.dll"]
+    for path in (tmp_path / "Vessel" / "binaries").glob("*/*"):
+        assert read_binary(path).exports == set(platforms.FMI2_FUNCTIONS), path  # the stub, not pythonfmu's
+    kernels = [n.rsplit("/", 1)[1] for n in names if "/core/native/multibody" in n and not n.endswith(".h")]
+    assert sorted(kernels) == ["multibody-x86_64-linux.so", "multibody-x86_64-windows.dll"]
