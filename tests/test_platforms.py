@@ -30,9 +30,11 @@ from platform_helpers import (AARCH64_SYSROOT, build_harness, cross_built, parse
                               wine_command, wineserver_command)
 
 # The platforms' kernels are compiled from the same C with no fused multiply-adds (-ffp-contract=off), so
-# they differ only where the C runtimes' sin/cos/pow differ, by an ulp (2e-16 relative, seen under wine);
-# 1e-12, the issue's bound, leaves four orders of magnitude for the growth of such differences over the
-# harness's 7000 integration steps while any real difference (a wrong operation) is far above it.
+# they differ only where the C runtimes' sin/cos/pow differ by an ulp: aarch64 with glibc gives the x86-64
+# results bit for bit; win64 (wine's UCRT) differs by up to 3.9e-14 of an array's largest entry, after the
+# 7153 steps of mbs_integrate. The bound is the issue's 1e-12 of each array's largest entry (as in
+# tests/test_native.py): 25 times the measured spread; a relative change of 1e-9 in one term of the
+# right-hand side (a deliberate mutation of the aarch64 and win64 builds) shows as 4.4e-11 and fails it.
 AGREEMENT = 1e-12
 
 
@@ -125,9 +127,13 @@ def native_results(binaries, tmp_path_factory):
 
 
 def assert_agree(results: dict, reference: dict) -> None:
+    """Every value within AGREEMENT of the largest entry (at least 1) of its array (quantity and state)."""
     assert results.keys() == reference.keys()
-    worst = max(abs(results[k] - v) / max(1.0, abs(v)) for k, v in reference.items())
-    assert worst <= AGREEMENT, worst
+    scale: dict = {}
+    for (name, state, _), v in reference.items():
+        scale[name, state] = max(scale.get((name, state), 1.0), abs(v))
+    worst = max((abs(results[k] - v) / scale[k[:2]], k) for k, v in reference.items())
+    assert worst[0] <= AGREEMENT, worst
 
 
 def test_reference_run_is_a_real_evaluation(native_results):
