@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import tempfile
+import uuid
 import warnings
 import xml.etree.ElementTree as ET
 import zipfile
@@ -117,8 +118,11 @@ def slave_source(name: str, bundle: str, fmi_version: int) -> str:
     return text
 
 
-def build_fmu(name: str, out_dir: Path, fmi_version: int = 2) -> Path:
-    """Build one FMU (FMI 2.0 with pythonfmu, or FMI 3.0 with pythonfmu3) into ``out_dir``."""
+def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None) -> Path:
+    """Build one FMU (FMI 2.0 with pythonfmu, or FMI 3.0 with pythonfmu3) into ``out_dir``, byte-identical for
+    identical sources (:func:`make_reproducible`). ``binaries``: {(library, platform): path} from
+    :func:`platforms.build_binaries`; with it the FMU carries those binaries instead of the kernel compiled in
+    place by ``pip install`` (:func:`bundle_binaries`)."""
     if fmi_version == 3:
         from pythonfmu3.builder import FmuBuilder
 
@@ -138,6 +142,8 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2) -> Path:
     with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
         tmp = Path(tmp)
         shutil.copytree(src_pkg, tmp / bundle, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if binaries:
+            bundle_binaries(tmp / bundle, binaries)
         script = tmp / f"{tag}_slave.py"
         script.write_text(slave_source(name, bundle, fmi_version))
         dest = out_dir / f"{name}.fmu" if fmi_version == 2 else out_dir
@@ -147,19 +153,90 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2) -> Path:
             sys.modules.pop(mod)
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
-    if fmi_version == 2:
-        _rewrite_model_description(fmu_path, spec)
+    complete = (lambda xml: complete_model_description(xml, spec, __version__)) if fmi_version == 2 else None
+    make_reproducible(fmu_path, complete, model_binaries(binaries or {}, fmu_path.stem, fmi_version))
     return fmu_path
 
 
-def _rewrite_model_description(fmu_path: Path, spec) -> None:
+def bundle_binaries(package: Path, binaries: dict) -> None:
+    """Put every platform's kernel beside its sources in the bundled ``package`` (core/native/
+    ``multibody-<platform>.<ext>``, which core/native/system.py loads on that platform) in place of the
+    extension compiled on this machine, which depends on the build machine's compiler."""
+    from .platforms import libraries
+
+    native = package / "core" / "native"
+    for local in native.glob("multibody*"):
+        if local.suffix in (".so", ".pyd", ".dylib", ".dll"):
+            local.unlink()
+    for library in (lib for lib in libraries() if lib.in_package):
+        folder = package / library.sources[0].parent.relative_to(Path(__file__).resolve().parents[1])
+        for (name, _), path in binaries.items():
+            if name == library.name:
+                shutil.copyfile(path, folder / path.name)
+
+
+def model_binaries(binaries: dict, model_identifier: str, fmi_version: int) -> dict:
+    """{name in the FMU: file} of the libraries that go to ``binaries/<platform>/`` under the model identifier
+    (the FMU runtime, once it exists: platforms.runtime_library); they replace pythonfmu's binary there."""
+    from .platforms import PLATFORMS, libraries
+
+    outside = {lib.name for lib in libraries() if not lib.in_package}
+    placed = {}
+    for (name, platform_name), path in binaries.items():
+        if name in outside:
+            platform = PLATFORMS[platform_name]
+            folder = platform.fmi2_folder if fmi_version == 2 else platform.name
+            placed[f"binaries/{folder}/{model_identifier}{platform.extension}"] = Path(path)
+    return placed
+
+
+# Every entry of a reproducible FMU gets this time stamp (the zip format's earliest) and these permissions.
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def content_guid(xml_text: bytes, entries: dict) -> str:
+    """GUID (FMI 2.0) or instantiation token (FMI 3.0) that identifies the FMU's content: a name-based UUID of
+    the sha256 over every other entry and the model description without GUID and generation time."""
+    digest = hashlib.sha256()
+    for name in sorted(entries):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(entries[name]).digest())
+    digest.update(xml_text)
+    return "{" + str(uuid.uuid5(uuid.NAMESPACE_URL, "crane-cosim:" + digest.hexdigest())) + "}"
+
+
+def _identify_model_description(xml_text: bytes, entries: dict) -> bytes:
+    """The model description without generation time (a build time inside the FMU would change its hash)
+    and with the content GUID."""
+    root = ET.fromstring(xml_text)
+    root.attrib.pop("generationDateAndTime", None)
+    key = "guid" if "guid" in root.attrib else "instantiationToken"
+    root.set(key, "")
+    neutral = ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+    root.set(key, content_guid(neutral, entries))
+    return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None) -> None:
+    """Rewrite the FMU so that identical content gives identical bytes: entries sorted by name, fixed time
+    stamps and permissions, a fixed compression level, the GUID from the content (:func:`content_guid`).
+    ``complete``: a function applied to the model description first; ``replace``: {entry: file} to add or
+    overwrite."""
+    with zipfile.ZipFile(fmu_path) as zin:
+        entries = {item.filename: zin.read(item.filename) for item in zin.infolist() if not item.is_dir()}
+    for name, path in (replace or {}).items():
+        entries[name] = Path(path).read_bytes()
+    xml_text = entries.pop("modelDescription.xml")
+    if complete is not None:
+        xml_text = complete(xml_text)
+    entries["modelDescription.xml"] = _identify_model_description(xml_text, entries)
     tmp_path = fmu_path.with_suffix(".tmp")
-    with zipfile.ZipFile(fmu_path) as zin, zipfile.ZipFile(tmp_path, "w", zipfile.ZIP_DEFLATED) as zout:
-        for item in zin.infolist():
-            data = zin.read(item.filename)
-            if item.filename == "modelDescription.xml":
-                data = complete_model_description(data, spec, __version__)
-            zout.writestr(item.filename, data)
+    with zipfile.ZipFile(tmp_path, "w") as zout:
+        for name in sorted(entries):
+            info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
+            info.external_attr = (0o755 if name.startswith("binaries/") else 0o644) << 16
+            info.create_system = 3  # Unix, whatever the build machine
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zout.writestr(info, entries[name], compresslevel=9)
     tmp_path.replace(fmu_path)
 
 
@@ -171,26 +248,88 @@ def compiled_kernel() -> str | None:
     return Path(lib._name).name if lib is not None else None
 
 
-def build_all(out_dir: Path, fmi_version: int = 2) -> list:
-    """Build every FMU into ``out_dir`` and write ``manifest.json`` (and the OSP files) beside them."""
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def build_inputs_sha256(name: str, fmi_version: int, binaries: dict) -> str:
+    """sha256 over everything an FMU is made of: the package's files (without caches; without the kernel
+    compiled in place when platform binaries replace it), the slave script, the binaries, the FMI version and
+    the builder library's version. Equal inputs give an equal FMU (:func:`make_reproducible`)."""
+    from importlib.metadata import version
+
+    src_pkg = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(f"{name} fmi{fmi_version} {__version__} ".encode())
+    digest.update(version("pythonfmu3" if fmi_version == 3 else "pythonfmu").encode())
+    for path in sorted(src_pkg.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":
+            continue
+        if binaries and path.name.startswith("multibody") and path.suffix in (".so", ".pyd", ".dylib", ".dll"):
+            continue
+        digest.update(str(path.relative_to(src_pkg)).encode() + b"\0" + path.read_bytes())
+    digest.update(slave_source(name, "crane_models", fmi_version).encode())
+    for key in sorted(binaries):
+        digest.update(repr(key).encode() + Path(binaries[key]).read_bytes())
+    return digest.hexdigest()
+
+
+def _previous_entries(out_dir: Path) -> dict:
+    """{FMU file: manifest entry} of an earlier build in ``out_dir`` ({} when there is none or it is unreadable)."""
+    try:
+        return {f["file"]: f for f in json.loads((out_dir / "manifest.json").read_text())["fmus"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def build_all(out_dir: Path, fmi_version: int = 2, platforms=None) -> list:
+    """Build every FMU into ``out_dir`` and write ``manifest.json`` (and the OSP files) beside them.
+
+    ``platforms``: None (the kernel compiled in place by ``pip install``, for this machine only), ``"all"``
+    or names of :data:`platforms.PLATFORMS` (``["x86_64-linux", "x86_64-windows"]``, FMI 2.0 folder names
+    too): every FMU then carries every platform's kernel, cross-built with zig (:mod:`.platforms`).
+    An FMU already in ``out_dir`` whose inputs are unchanged (``inputs_sha256`` in the manifest) and whose
+    file still has its recorded sha256 is kept as it is, not rebuilt; a rebuilt FMU with the bytes of the
+    file already there leaves that file untouched."""
+    from .platforms import build_binaries, host_platform, resolve_platforms
+
     out_dir = Path(out_dir)
-    kernel = compiled_kernel()
-    if kernel is None:
-        warnings.warn("the compiled dynamics kernel (crane_models/core/native/*.c) is not built -- was a C "
-                      "compiler missing at pip install? The FMUs will run the numpy implementation, 3-6 times "
-                      "slower (README, Performance)", stacklevel=2)
-    paths = [build_fmu(name, out_dir, fmi_version) for name in SPECS]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    chosen = resolve_platforms(platforms)
+    previous = _previous_entries(out_dir)
+    entries = []
+    with tempfile.TemporaryDirectory(prefix="crane_cosim_all_") as tmp:
+        tmp = Path(tmp)
+        binaries = build_binaries(chosen, tmp / "binaries") if chosen else {}
+        kernels = {p: path.name for (lib, p), path in sorted(binaries.items()) if lib == "multibody"}
+        kernel = kernels.get(host_platform()) if chosen else compiled_kernel()
+        if kernel is None and not chosen:
+            warnings.warn("the compiled dynamics kernel (crane_models/core/native/*.c) is not built -- was a C "
+                          "compiler missing at pip install? The FMUs will run the numpy implementation, 3-6 "
+                          "times slower (README, Performance)", stacklevel=2)
+        for name in SPECS:
+            inputs = build_inputs_sha256(name, fmi_version, binaries)
+            target = out_dir / f"{name}.fmu"
+            old = previous.get(target.name, {})
+            reused = (old.get("inputs_sha256") == inputs and target.is_file()
+                      and _sha256(target) == old.get("sha256"))
+            if not reused:
+                fresh = build_fmu(name, tmp / name, fmi_version, binaries)
+                target = out_dir / fresh.name
+                if not (target.is_file() and _sha256(target) == _sha256(fresh)):
+                    shutil.move(fresh, target)
+            entries.append({"name": name, "file": target.name, "fmi_version": f"{fmi_version}.0",
+                            "sha256": _sha256(target), "inputs_sha256": inputs})
     manifest = {
         "project_version": __version__,
-        "compiled_kernel": kernel,  # the library bundled in every FMU (None: numpy only)
+        "compiled_kernel": kernel,  # the kernel this machine loads from every FMU (None: numpy only)
+        "kernels": kernels,         # {platform: kernel file} in every FMU ({}: only the one compiled in place)
+        # Outside the FMUs: the FMUs themselves carry no build time (byte-identical rebuilds).
         "build_time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "fmus": [{"name": p.stem, "file": p.name, "fmi_version": f"{fmi_version}.0",
-                  "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in paths],
+        "fmus": entries,
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
     if fmi_version == 2:  # OSP files for the Vessel + CraneOnMovingBase pair, generated from the specs
         from .osp import write_osp_files
 
         write_osp_files(out_dir)
-    return paths
-
+    return [out_dir / e["file"] for e in entries]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import platform
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -40,39 +42,66 @@ def native_enabled() -> bool:
     return os.environ.get("CRANE_COSIM_NATIVE", "1") != "0"
 
 
+_SYSTEMS = {"linux": ("linux", ".so"), "win32": ("windows", ".dll"), "darwin": ("darwin", ".dylib")}
+_MACHINES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+
+
+def host_platform() -> Optional[str]:
+    """FMI 3.0 platform tuple of the running Python (``x86_64-linux``, ``aarch64-darwin``, ...), or None for a
+    system or processor the FMUs carry no kernel for."""
+    system, machine = _SYSTEMS.get(sys.platform), _MACHINES.get(platform.machine().lower())
+    return f"{machine}-{system[0]}" if system and machine else None
+
+
+def kernel_candidates(folder: Path = _HERE) -> list[Path]:
+    """Kernel files to try, best first: the one cross-built for this platform (``multibody-<platform><ext>``,
+    what an FMU built with platforms carries, see fmi/platforms.py), then the extension that ``pip install``
+    compiled in place (``multibody.cpython-*.so``, ``multibody*.pyd``). Other platforms' files are skipped."""
+    host = host_platform()
+    ext = _SYSTEMS.get(sys.platform, ("", ".so"))[1]
+    own = [folder / f"multibody-{host}{ext}"] if host else []
+    local = [p for p in sorted(folder.glob("multibody*"))
+             if p.suffix in (".so", ".pyd", ".dylib") and not p.name.startswith("multibody-")]
+    return [p for p in own if p.is_file()] + local
+
+
 def library() -> Optional[ctypes.CDLL]:
-    """The loaded kernel, or None when it is not built for this platform (or disabled)."""
+    """The loaded kernel (the first of :func:`kernel_candidates` that loads, or the file named by the
+    environment variable ``CRANE_COSIM_KERNEL``), or None when none is built for this platform (or the kernel
+    is disabled by ``CRANE_COSIM_NATIVE=0``)."""
     global _lib, _loaded
     if not native_enabled():
         return None
     if not _loaded:
         _loaded = True
-        for path in sorted(_HERE.glob("multibody*")):
-            if path.suffix in (".so", ".pyd", ".dylib"):
-                try:
-                    lib = ctypes.CDLL(str(path))
-                except OSError:  # built for another platform
-                    continue
-                lib.mbs_evaluate.argtypes = [ctypes.c_void_p] * 6
-                lib.mbs_evaluate.restype = ctypes.c_int
-                lib.mbs_solve_spd.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3
-                lib.mbs_solve_spd.restype = ctypes.c_int
-                lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
-                lib.mbs_reactions.restype = ctypes.c_int
-                lib.mbs_derivative.argtypes = [ctypes.c_void_p] * 5
-                lib.mbs_derivative.restype = ctypes.c_int
-                lib.mbs_task_derivative.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_double] + [ctypes.c_void_p] * 4
-                lib.mbs_task_derivative.restype = ctypes.c_int
-                lib.mbs_integrate.argtypes = ([ctypes.c_void_p] * 6 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 3
-                                              + [ctypes.c_int] * 2 + [ctypes.c_void_p] * 3)
-                lib.mbs_integrate.restype = ctypes.c_int
-                lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
-                lib.mbs_inertial_wrenches.restype = ctypes.c_int
-                lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-                                                                      ctypes.c_int] + [ctypes.c_void_p] * 4
-                lib.mbs_aux_speeds.restype = ctypes.c_int
-                _lib = lib
-                break
+        chosen = os.environ.get("CRANE_COSIM_KERNEL")  # one kernel file to test (e.g. a cross-built one)
+        for path in [Path(chosen)] if chosen else kernel_candidates():
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError as exc:  # e.g. a local build for another Python's platform
+                if chosen:
+                    raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: cannot load this kernel ({exc})") from exc
+                continue
+            lib.mbs_evaluate.argtypes = [ctypes.c_void_p] * 6
+            lib.mbs_evaluate.restype = ctypes.c_int
+            lib.mbs_solve_spd.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3
+            lib.mbs_solve_spd.restype = ctypes.c_int
+            lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
+            lib.mbs_reactions.restype = ctypes.c_int
+            lib.mbs_derivative.argtypes = [ctypes.c_void_p] * 5
+            lib.mbs_derivative.restype = ctypes.c_int
+            lib.mbs_task_derivative.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_double] + [ctypes.c_void_p] * 4
+            lib.mbs_task_derivative.restype = ctypes.c_int
+            lib.mbs_integrate.argtypes = ([ctypes.c_void_p] * 6 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 3
+                                          + [ctypes.c_int] * 2 + [ctypes.c_void_p] * 3)
+            lib.mbs_integrate.restype = ctypes.c_int
+            lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
+            lib.mbs_inertial_wrenches.restype = ctypes.c_int
+            lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                                                  ctypes.c_int] + [ctypes.c_void_p] * 4
+            lib.mbs_aux_speeds.restype = ctypes.c_int
+            _lib = lib
+            break
     return _lib
 
 

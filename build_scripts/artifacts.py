@@ -1,0 +1,41 @@
+"""CI artifacts: ``python -m crane_cosim_build.artifacts build OUT_DIR [--platforms all]`` builds every FMU with
+the kernels of those platforms, validates them and writes the cross-check reference results and the manifest;
+``python -m crane_cosim_build.artifacts check OUT_DIR`` checks them on the machine it runs on;
+``python -m crane_cosim_build.artifacts kernel OUT_DIR [--platforms ...]`` only compiles the kernels
+(``OUT_DIR/<platform>/multibody-<platform>.<ext>``). The work is :mod:`crane_models.fmi.artifacts`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from crane_models.fmi.artifacts import build_artifacts, check_artifacts
+from crane_models.fmi.platforms import build_binaries, resolve_platforms
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m crane_cosim_build.artifacts")
+    parser.add_argument("action", choices=["build", "check", "kernel"])
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--platforms", default="all", help="'all' or a comma-separated list, e.g. "
+                        "x86_64-linux,x86_64-windows (FMI 2.0 names like win64 work too)")
+    parser.add_argument("--no-references", action="store_true", help="skip the cross-check reference results")
+    args = parser.parse_args(argv)
+    if args.action == "build":
+        for path in build_artifacts(args.out_dir, args.platforms, references=not args.no_references):
+            print(path)
+    elif args.action == "kernel":
+        for path in build_binaries(resolve_platforms(args.platforms), args.out_dir).values():
+            print(path)
+    else:
+        problems = check_artifacts(args.out_dir)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            return 1
+        print(f"{args.out_dir}: every FMU checked")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

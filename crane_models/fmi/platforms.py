@@ -1,0 +1,206 @@
+"""Platforms the FMUs carry binaries for, and cross-compilation of the project's C libraries for them.
+
+One Linux machine builds every platform with ``zig cc`` (PyPI ``ziglang``: one package holding clang, lld and
+the C runtimes of glibc, musl, mingw-w64 and macOS for every target). A C library is a record
+(:class:`CLibrary`: name, sources, flags, exported entry points, where it goes in an FMU); adding the FMU
+runtime later is one more record in :func:`libraries`. A platform is named by its FMI 3.0 tuple
+(``x86_64-linux``); :attr:`Platform.fmi2_folder` is the FMI 2.0 folder name where the standard has one.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+from ..core.native.system import host_platform  # noqa: F401  (re-exported: the loader names platforms)
+
+PACKAGE = Path(__file__).resolve().parents[1]  # crane_models
+NATIVE = PACKAGE / "core" / "native"
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A target the FMUs carry binaries for."""
+
+    name: str         # FMI 3.0 platform tuple, also the suffix of the kernel's file name
+    fmi2_folder: str  # binaries/<folder> in an FMI 2.0 FMU (the standard names linux64, win64, darwin64)
+    zig_target: str   # zig cc -target; the Linux ones pin glibc 2.17 (2012) so that old hosts load them
+    extension: str    # shared-library suffix
+
+
+PLATFORMS = {p.name: p for p in (
+    Platform("x86_64-linux", "linux64", "x86_64-linux-gnu.2.17", ".so"),
+    Platform("aarch64-linux", "aarch64-linux", "aarch64-linux-gnu.2.17", ".so"),
+    Platform("x86_64-windows", "win64", "x86_64-windows-gnu", ".dll"),
+    Platform("x86_64-darwin", "darwin64", "x86_64-macos.10.13", ".dylib"),  # python.org 3.12+ needs 10.13
+    Platform("aarch64-darwin", "aarch64-darwin", "aarch64-macos.11.0", ".dylib"),  # the first arm64 macOS
+)}
+GLIBC_BASELINE = (2, 17)  # the newest GLIBC_x.y symbol version a Linux binary may require
+
+
+@dataclass(frozen=True)
+class CLibrary:
+    """A C library of the project, compiled for every platform an FMU carries."""
+
+    name: str                  # file stem: <name>-<platform><extension>
+    sources: tuple[Path, ...]
+    flags: tuple[str, ...]
+    exports: tuple[str, ...]   # entry points the binary must export (checked in every build)
+    in_package: bool           # True: beside its sources inside the bundled package; False: binaries/<platform>/
+
+    def file_name(self, platform: Platform) -> str:
+        return f"{self.name}-{platform.name}{platform.extension}"
+
+
+# -O3 and -fno-math-errno as in setup.py; -ffp-contract=off: no fused multiply-adds, so that aarch64 (where
+# clang fuses by default) computes the same doubles as x86-64 -- the platforms' results are compared to 1e-12.
+# -g0 and no build id: nothing in the binary depends on the build machine or time (reproducible FMUs).
+KERNEL = CLibrary(
+    name="multibody",
+    sources=tuple(NATIVE / f"{s}.c" for s in ("kinematics", "dynamics", "task", "steppers", "reactions")),
+    flags=("-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=off", "-g0"),
+    exports=("mbs_evaluate", "mbs_solve_spd", "mbs_reactions", "mbs_derivative", "mbs_task_derivative",
+             "mbs_integrate", "mbs_inertial_wrenches", "mbs_aux_speeds"),
+    in_package=True,
+)
+
+# The FMI 2.0 functions an FMU binary must export (FMI 2.0.4, section 2.1 and 4.2).
+FMI2_FUNCTIONS = (
+    "fmi2GetTypesPlatform", "fmi2GetVersion", "fmi2SetDebugLogging", "fmi2Instantiate", "fmi2FreeInstance",
+    "fmi2SetupExperiment", "fmi2EnterInitializationMode", "fmi2ExitInitializationMode", "fmi2Terminate",
+    "fmi2Reset", "fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2GetString", "fmi2SetReal",
+    "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString", "fmi2GetFMUstate", "fmi2SetFMUstate",
+    "fmi2FreeFMUstate", "fmi2SerializedFMUstateSize", "fmi2SerializeFMUstate", "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative", "fmi2SetRealInputDerivatives", "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep", "fmi2CancelStep", "fmi2GetStatus", "fmi2GetRealStatus", "fmi2GetIntegerStatus",
+    "fmi2GetBooleanStatus", "fmi2GetStringStatus")
+
+RUNTIME_DIR = PACKAGE / "fmi" / "runtime"
+
+
+def runtime_library() -> Optional[CLibrary]:
+    """The project's FMI 2.0 runtime (``fmi/runtime/*.c``) when its sources are present, else None.
+
+    Hook for the lead: when the runtime lands, check its flags (e.g. include paths) here; it then goes into
+    ``binaries/<platform>/`` of every FMU under the model identifier (see ``build.py``)."""
+    sources = tuple(sorted(RUNTIME_DIR.glob("*.c"))) if RUNTIME_DIR.is_dir() else ()
+    if not sources:
+        return None
+    return CLibrary(name="runtime", sources=sources, flags=("-std=c99", "-O2", "-g0", f"-I{RUNTIME_DIR}"),
+                    exports=FMI2_FUNCTIONS, in_package=False)
+
+
+def libraries() -> list[CLibrary]:
+    """Every C library an FMU carries, compiled for each platform."""
+    return [lib for lib in (KERNEL, runtime_library()) if lib is not None]
+
+
+def resolve_platforms(names: Sequence[str] | str | None) -> list[Platform]:
+    """``["x86_64-linux", "win64", ...]``, ``"all"`` or a comma-separated string -> platforms; FMI 2.0 folder
+    names are accepted too. Raises ValueError naming the unknown platform and the allowed ones."""
+    if names is None:
+        return []
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    if list(names) == ["all"]:
+        return list(PLATFORMS.values())
+    by_folder = {p.fmi2_folder: p for p in PLATFORMS.values()}
+    chosen = []
+    for name in names:
+        p = PLATFORMS.get(name) or by_folder.get(name)
+        if p is None:
+            raise ValueError(f"platforms: unknown platform {name!r}; allowed: 'all' or any of "
+                             f"{', '.join(PLATFORMS)} (FMI 2.0 folders {', '.join(by_folder)})")
+        if p not in chosen:
+            chosen.append(p)
+    return chosen
+
+
+def zig_command() -> Optional[list[str]]:
+    """How to run zig: the PyPI ``ziglang`` package of this Python, else ``zig`` on PATH, else None."""
+    if importlib.util.find_spec("ziglang") is not None:
+        return [sys.executable, "-m", "ziglang"]
+    zig = shutil.which("zig")
+    return [zig] if zig else None
+
+
+class ToolchainMissing(RuntimeError):
+    """No cross compiler: install ``pip install ziglang``."""
+
+
+def _zig_environment() -> dict:
+    """zig's caches in one user folder (the default is beside the sources, i.e. inside the checkout)."""
+    env = dict(os.environ)
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "crane-cosim-zig"
+    env.setdefault("ZIG_GLOBAL_CACHE_DIR", str(cache))
+    env.setdefault("ZIG_LOCAL_CACHE_DIR", str(cache))
+    return env
+
+
+def module_definition(library: CLibrary) -> str:
+    """A Windows module-definition file exporting exactly the library's entry points (a DLL built from C
+    without ``__declspec(dllexport)`` exports nothing)."""
+    return "\n".join([f"LIBRARY {library.name}", "EXPORTS", *library.exports, ""])
+
+
+def compile_command(library: CLibrary, platform: Platform, output: Path, scratch: Path) -> list[str]:
+    """The ``zig cc`` command line that builds ``library`` for ``platform`` into ``output`` (``scratch``: a
+    folder for the Windows module-definition file)."""
+    zig = zig_command()
+    if zig is None:
+        raise ToolchainMissing("cross-compiling needs zig: pip install ziglang (or put zig on PATH)")
+    extra = []
+    if platform.extension == ".so":
+        extra = ["-Wl,--build-id=none", "-lm"]
+    elif platform.extension == ".dll":
+        definition = Path(scratch) / f"{library.name}.def"
+        definition.write_text(module_definition(library))
+        extra = [str(definition)]
+    else:  # Mach-O records its install name, by default the output path: name it by the file alone
+        extra = [f"-Wl,-install_name,@loader_path/{output.name}"]
+    # Relative source paths: the compiler sees no path of the build machine (no __FILE__ is used, -g0).
+    return [*zig, "cc", "-target", platform.zig_target, *library.flags, "-shared", "-s", "-o", str(output),
+            *[os.path.relpath(s, PACKAGE.parent) for s in library.sources], *extra]
+
+
+def compile_library(library: CLibrary, platform: Platform, output: Path) -> Path:
+    """Build ``library`` for ``platform`` at ``output``; raises RuntimeError with the compiler's message."""
+    output = Path(output).resolve()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="crane_cosim_cc_") as scratch:
+        cmd = compile_command(library, platform, output, Path(scratch))
+        done = subprocess.run(cmd, cwd=PACKAGE.parent, env=_zig_environment(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"building {library.name} for {platform.name} failed:\n{done.stderr}")
+    # The Windows import library zig leaves beside the DLL (named after the output or the first source).
+    for extra in (output.with_suffix(".lib"), output.parent / (library.sources[0].stem + ".lib"),
+                  output.with_suffix(".pdb")):
+        extra.unlink(missing_ok=True)
+    return output
+
+
+def build_binaries(platforms: Sequence[Platform], out_dir: Path) -> dict[tuple[str, str], Path]:
+    """Every library for every platform into ``out_dir``: {(library name, platform name): path}. Each binary is
+    checked (:mod:`.binary_exports`): a missing entry point or a glibc newer than the baseline raises
+    RuntimeError."""
+    from .binary_exports import read_binary
+
+    built = {}
+    for platform in platforms:
+        for library in libraries():
+            path = compile_library(library, platform, Path(out_dir) / platform.name / library.file_name(platform))
+            info = read_binary(path)
+            missing = sorted(set(library.exports) - info.exports)
+            if missing:
+                raise RuntimeError(f"{path.name} does not export {', '.join(missing)}")
+            if info.glibc_versions and max(info.glibc_versions) > GLIBC_BASELINE:
+                raise RuntimeError(f"{path.name} needs GLIBC_{'.'.join(map(str, max(info.glibc_versions)))}, "
+                                   f"newer than the baseline {'.'.join(map(str, GLIBC_BASELINE))}")
+            built[(library.name, platform.name)] = path
+    return built
