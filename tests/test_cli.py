@@ -109,10 +109,24 @@ def test_build_defaults_to_one_folder_per_fmi_version(capsys, tmp_path, monkeypa
     import crane_models.fmi.build as build
 
     seen = []
-    monkeypatch.setattr(build, "build_all", lambda out, version: seen.append((Path(out), version)) or [])
+    monkeypatch.setattr(build, "build_all", lambda out, version, platforms=None: seen.append(
+        (Path(out), version, platforms)) or [])
     monkeypatch.chdir(tmp_path)
     code, _, _ = cli(capsys, "build", "--fmi", fmi)
-    assert code == 0 and seen == [(Path(folder), fmi)]
+    assert code == 0 and seen == [(Path(folder), fmi, None)]
+
+
+def test_build_platforms_are_checked_before_building_and_passed_on(capsys, tmp_path, monkeypatch):
+    import crane_models.fmi.build as build
+
+    seen = []
+    monkeypatch.setattr(build, "build_all", lambda out, version, platforms=None: seen.append(platforms) or [])
+    code, _, err = cli(capsys, "build", "--out", tmp_path, "--platforms", "x86_64-linux,amiga")
+    assert code == 2 and "--platforms" in err and "amiga" in err and "x86_64-windows" in err and seen == []
+    code, _, _ = cli(capsys, "build", "--out", tmp_path, "--platforms", "x86_64-linux, win64")
+    assert code == 0 and seen == [["x86_64-linux", "win64"]]
+    code, _, _ = cli(capsys, "build", "--out", tmp_path, "--platforms", "all")
+    assert code == 0 and seen[-1] == "all"
 
 
 # -- demo: a run whose step does not divide the scenario ---------------------------------------------------------

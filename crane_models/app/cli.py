@@ -33,6 +33,10 @@ def add_commands(sub) -> None:
     b.add_argument("--out", type=Path, help="output folder (default: crane-cosim-out/fmus for FMI 2, "
                                             "crane-cosim-out/fmus-fmi3 for FMI 3)")
     b.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default: %(default)s)")
+    b.add_argument("--platforms", default=None,
+                   help="put the compiled kernel for these platforms into every FMU, cross-built with zig: 'all' "
+                        "or a comma-separated list such as x86_64-linux,x86_64-windows (default: this machine's "
+                        "kernel only; docs/platforms.md)")
     b.set_defaults(func=build_command)
 
 
@@ -40,7 +44,16 @@ def build_command(args: argparse.Namespace) -> int:
     from ..fmi.build import build_all
 
     out = writable_dir(args.out or default_fmu_dir(args.fmi), "--out")
-    for path in build_all(out, args.fmi):
+    platforms = None
+    if args.platforms:
+        from ..fmi.platforms import resolve_platforms
+
+        platforms = "all" if args.platforms == "all" else [p.strip() for p in args.platforms.split(",") if p.strip()]
+        try:
+            resolve_platforms(platforms)  # checked before anything is built
+        except ValueError as exc:  # the message lists the known names
+            raise CliError(f"--platforms: {exc}") from None
+    for path in build_all(out, args.fmi, platforms=platforms):
         print(path)
     return 0
 
