@@ -4,8 +4,8 @@
  * and run natively, under qemu-aarch64 or under wine; tests/test_platforms.py compares the runs.
  *
  * Usage: harness PATH_TO_KERNEL. Exit status 0, or 2 when the kernel cannot be loaded or lacks an entry point.
- * The structs below mirror multibody.h (mbs_model, mbs_effort_law) and steppers.c (mbs_tableau,
- * mbs_stepper): this file is a client of the binary interface, as core/native/system.py is. */
+ * The structs come from multibody.h (the kernel's binary interface); this file is a client of it, as
+ * core/native/system.py is. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +22,6 @@ static void *find_symbol(void *lib, const char *name) { return dlsym(lib, name);
 
 #include "../../crane_models/core/native/multibody.h"
 
-typedef struct { int stages, order; const double *a, *c, *e; } mbs_tableau;
-typedef struct { double rtol, atol, max_step, min_step, h, t; long evaluations, accepted, rejected; } mbs_stepper;
 
 typedef int (*evaluate_fn)(const mbs_model *, const double *, const double *, const double *, double *, double *);
 typedef int (*derivative_fn)(const mbs_model *, const mbs_effort_law *, const double *, double *, double *);
@@ -108,7 +106,7 @@ int main(int argc, char **argv) {
     /* Two seconds from the general state with the Heun-Euler pair (orders 2/1), as mbs_integrate steps an FMU. */
     static const double a[4] = {0, 0, 1, 0}, c[2] = {0, 1}, e[2] = {-0.5, 0.5};
     const mbs_tableau tableau = {2, 1, a, c, e};
-    mbs_stepper stepper = {1e-6, 1e-9, 0.01, 1e-9, 0.0, 0.0, 0, 0, 0};
+    mbs_stepper stepper = {1e-6, 1e-9, 0.01, 1e-9, 0.0, 0.0, 0, 0, 0, 1000000};  /* max_steps: ample */
     double y[2 * N], k1[2 * N];
     memcpy(y, states[1], sizeof y);
     memset(rec, 0, sizeof rec);

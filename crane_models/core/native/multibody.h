@@ -184,4 +184,22 @@ static inline record_view view_of(const mbs_model *m, const double *rec) {
 
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out);
 
+/* An embedded explicit Runge-Kutta pair with FSAL (crane_models/simulation/integrators.py is the specification: the
+ * tableau comes from there): stage s at t + c_s h from y + h sum_{j<s} a_sj K_j, the last stage's input is
+ * the new solution, and h sum_s e_s K_s estimates the error of order `order`. */
+typedef struct {
+    int stages, order;
+    const double *a;  /* (stages, stages), row-major, strictly lower */
+    const double *c;  /* (stages) */
+    const double *e;  /* (stages) */
+} mbs_tableau;
+
+/* mbs_integrate's step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate.
+ * max_steps bounds accepted + rejected steps of one call (integrators._spend_step): a step that cannot
+ * advance t, or a huge interval, ends the call instead of running for hours. */
+typedef struct {
+    double rtol, atol, max_step, min_step, h, t;
+    long evaluations, accepted, rejected, max_steps;
+} mbs_stepper;
+
 #endif

@@ -1,24 +1,6 @@
 /* Embedded explicit Runge-Kutta pairs over the compiled right-hand sides. See multibody.h. */
 #include "multibody.h"
 
-/* An embedded explicit Runge-Kutta pair with FSAL (crane_models/simulation/integrators.py is the specification: the
- * tableau comes from there): stage s at t + c_s h from y + h sum_{j<s} a_sj K_j, the last stage's input is
- * the new solution, and h sum_s e_s K_s estimates the error of order `order`. */
-typedef struct {
-    int stages, order;
-    const double *a;  /* (stages, stages), row-major, strictly lower */
-    const double *c;  /* (stages) */
-    const double *e;  /* (stages) */
-} mbs_tableau;
-
-/* Step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate.
- * max_steps bounds accepted + rejected steps of one call (integrators._spend_step): a step that cannot
- * advance t, or a huge interval, ends the call instead of running for hours. */
-typedef struct {
-    double rtol, atol, max_step, min_step, h, t;
-    long evaluations, accepted, rejected, max_steps;
-} mbs_stepper;
-
 /* One evaluation of the compiled right-hand side into record rec (with its tail): mbs_derivative for
  * y = [q; u], or with a task mbs_task_derivative for y = [q; u; z]. Writes ydot. */
 static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
