@@ -12,6 +12,7 @@ import datetime
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import sys
@@ -20,6 +21,7 @@ import warnings
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
+from typing import Optional
 
 from .. import __version__
 from .registry import SPECS
@@ -138,18 +140,50 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2) -> Path:
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
     if fmi_version == 2:
-        _rewrite_model_description(fmu_path, spec)
+        _rewrite_fmu(fmu_path, spec, slave_module=script.stem, runtime=fmi2_runtime_binary())
     return fmu_path
 
 
-def _rewrite_model_description(fmu_path: Path, spec) -> None:
+def runtime_cache_dir() -> Path:
+    """Where compiled runtimes are kept between builds (keyed by a hash of their sources)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crane-cosim" / "runtime"
+
+
+def fmi2_runtime_binary() -> Optional[Path]:
+    """The project's FMI 2.0 runtime for this platform (compiled once per source hash), or None with a
+    warning when there is no C compiler: the FMUs then keep pythonfmu's binary."""
+    from .runtime import compile_runtime, find_c_compiler
+
+    if find_c_compiler() is None:
+        warnings.warn("no C compiler found: the FMUs keep pythonfmu's binary, which native hosts cannot load "
+                      "without LD_PRELOAD of libpython (docs/fmi-runtime.md)", stacklevel=3)
+        return None
+    return compile_runtime(runtime_cache_dir())
+
+
+def _rewrite_fmu(fmu_path: Path, spec, slave_module: str, runtime: Optional[Path]) -> None:
+    """Complete the model description and, with ``runtime``, replace pythonfmu's linux64 binary by the
+    project's runtime and add its record to ``resources/``."""
+    from .runtime import RECORD_NAME, runtime_record
+
     tmp_path = fmu_path.with_suffix(".tmp")
     with zipfile.ZipFile(fmu_path) as zin, zipfile.ZipFile(tmp_path, "w", zipfile.ZIP_DEFLATED) as zout:
+        xml = complete_model_description(zin.read("modelDescription.xml"), spec, __version__)
+        root = ET.fromstring(xml)
+        identifier = root.find("CoSimulation").get("modelIdentifier")
+        binary = f"binaries/linux64/{identifier}.so"
         for item in zin.infolist():
             data = zin.read(item.filename)
             if item.filename == "modelDescription.xml":
-                data = complete_model_description(data, spec, __version__)
-            zout.writestr(item.filename, data)
+                data = xml
+            elif item.filename == binary and runtime is not None:
+                data = runtime.read_bytes()
+            zout.writestr(item, data)
+        if runtime is not None:
+            if binary not in zin.namelist():
+                zout.writestr(binary, runtime.read_bytes())
+            # pythonfmu names the model (and its binary) after the slave class
+            zout.writestr(f"resources/{RECORD_NAME}", runtime_record(slave_module, identifier, root.get("guid")))
     tmp_path.replace(fmu_path)
 
 
