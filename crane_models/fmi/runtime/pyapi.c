@@ -70,6 +70,10 @@ static int resolve(void *lib, PyApi *api, char *missing, size_t size)
     SYM(GILState_Release, "PyGILState_Release");
     SYM(Eval_SaveThread, "PyEval_SaveThread");
     SYM(Eval_RestoreThread, "PyEval_RestoreThread");
+    SYM(Eval_ReleaseThread, "PyEval_ReleaseThread");
+    SYM(GILState_GetThisThreadState, "PyGILState_GetThisThreadState");
+    SYM(ThreadState_Clear, "PyThreadState_Clear");
+    SYM(ThreadState_Delete, "PyThreadState_Delete");
     SYM(Import_ImportModule, "PyImport_ImportModule");
     SYM(Object_GetAttrString, "PyObject_GetAttrString");
     SYM(Object_SetAttrString, "PyObject_SetAttrString");
@@ -290,17 +294,20 @@ static pthread_key_t g_thread_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 
 typedef struct {
-    PyThreadState *ts;
-    PyGILState_STATE first;
+    PyThreadState *ts; /* the thread state this runtime created for the thread (NULL: it had one) */
 } ThreadRecord;
 
-/* Thread exit: give the thread state created at the thread's first call back to Python. */
+/* Thread exit: delete the thread state created at the thread's first call. glibc has already cleared
+ * Python's own thread-specific pointer to it at this point (it clears every key's value before calling
+ * destructors), so PyGILState_Release cannot be used; Clear + Delete with the GIL taken explicitly can. */
 static void release_thread_state(void *p)
 {
     ThreadRecord *rec = p;
-    if (rec && g_ready && g_api.IsInitialized()) {
+    if (rec && rec->ts && g_ready && g_api.IsInitialized()) {
         g_api.Eval_RestoreThread(rec->ts);
-        g_api.GILState_Release(rec->first);
+        g_api.ThreadState_Clear(rec->ts);
+        g_api.Eval_ReleaseThread(rec->ts);
+        g_api.ThreadState_Delete(rec->ts);
     }
     free(rec);
 }
@@ -313,8 +320,10 @@ PyGILState_STATE py_enter(const PyApi *py)
     if (!pthread_getspecific(g_thread_key)) {
         ThreadRecord *rec = malloc(sizeof *rec);
         if (rec) {
-            rec->first = py->GILState_Ensure(); /* creates this thread's state if it has none */
-            rec->ts = py->Eval_SaveThread();    /* keeps it (count stays 1), releases the GIL */
+            int had_one = py->GILState_GetThisThreadState() != NULL; /* a Python thread, or the initializer */
+            py->GILState_Ensure();                  /* creates this thread's state if it has none */
+            PyThreadState *ts = py->Eval_SaveThread(); /* keeps it (count stays >= 1), releases the GIL */
+            rec->ts = had_one ? NULL : ts;
             pthread_setspecific(g_thread_key, rec);
         }
     }

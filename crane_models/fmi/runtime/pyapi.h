@@ -18,6 +18,10 @@ typedef struct {
     void (*GILState_Release)(PyGILState_STATE);
     PyThreadState *(*Eval_SaveThread)(void);
     void (*Eval_RestoreThread)(PyThreadState *);
+    void (*Eval_ReleaseThread)(PyThreadState *);
+    PyThreadState *(*GILState_GetThisThreadState)(void);
+    void (*ThreadState_Clear)(PyThreadState *);
+    void (*ThreadState_Delete)(PyThreadState *);
     PyObject *(*Import_ImportModule)(const char *);
     PyObject *(*Object_GetAttrString)(PyObject *, const char *);
     int (*Object_SetAttrString)(PyObject *, const char *, PyObject *);
