@@ -140,7 +140,7 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2) -> Path:
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
     if fmi_version == 2:
-        _rewrite_fmu(fmu_path, spec, slave_module=script.stem, runtime=fmi2_runtime_binary())
+        _rewrite_fmu(fmu_path, spec, runtime=fmi2_runtime_binary())
     return fmu_path
 
 
@@ -161,14 +161,22 @@ def fmi2_runtime_binary() -> Optional[Path]:
     return compile_runtime(runtime_cache_dir())
 
 
-def _rewrite_fmu(fmu_path: Path, spec, slave_module: str, runtime: Optional[Path]) -> None:
-    """Complete the model description and, with ``runtime``, replace pythonfmu's linux64 binary by the
-    project's runtime and add its record to ``resources/``."""
+def install_runtime(fmu_path: Path, runtime: Path) -> None:
+    """Put the project's runtime into any pythonfmu FMI 2 FMU (replacing its linux64 binary) with its record."""
+    _rewrite_fmu(Path(fmu_path), None, runtime)
+
+
+def _rewrite_fmu(fmu_path: Path, spec, runtime: Optional[Path]) -> None:
+    """Complete the model description (with ``spec``) and, with ``runtime``, replace pythonfmu's linux64
+    binary by the project's runtime and add its record to ``resources/``."""
     from .runtime import RECORD_NAME, runtime_record
 
     tmp_path = fmu_path.with_suffix(".tmp")
     with zipfile.ZipFile(fmu_path) as zin, zipfile.ZipFile(tmp_path, "w", zipfile.ZIP_DEFLATED) as zout:
-        xml = complete_model_description(zin.read("modelDescription.xml"), spec, __version__)
+        xml = zin.read("modelDescription.xml")
+        if spec is not None:
+            xml = complete_model_description(xml, spec, __version__)
+        slave_module = zin.read("resources/slavemodule.txt").decode().strip()
         root = ET.fromstring(xml)
         identifier = root.find("CoSimulation").get("modelIdentifier")
         binary = f"binaries/linux64/{identifier}.so"
