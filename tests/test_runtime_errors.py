@@ -160,7 +160,9 @@ def test_missing_python_gives_null_and_names_the_variable(kb, tmp_path):
                     env={"CRANE_COSIM_PYTHON": "/nowhere/python"})
     assert proc.returncode == 0
     assert "instantiate NULL" in proc.stdout
-    assert "CRANE_COSIM_PYTHON" in proc.stderr and "/nonexistent/libpython3.99.so" in proc.stderr
+    assert "CRANE_COSIM_PYTHON=/nowhere/python" in proc.stderr  # what it looked for ...
+    assert "/nonexistent/libpython3.99.so" in proc.stderr
+    assert "Set CRANE_COSIM_PYTHON to" in proc.stderr  # ... and how to point it elsewhere
 
 
 def test_crane_cosim_python_points_at_another_interpreter(kb, tmp_path):
