@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 SOURCES = ("fmi2_runtime.c", "fmi2_values.c", "pyapi.c")
 HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h")
 # Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
-CFLAGS = ("-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
+CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
           "-Wno-format-truncation")
 LIBS = ("-ldl", "-lpthread", "-lm")
 RECORD_NAME = "crane_cosim_runtime.txt"

@@ -190,13 +190,16 @@ static char *read_text(const char *dir, const char *name)
     return text;
 }
 
+/* Any object of this library: dladdr on it names the library's file. */
+static const char self_anchor = 0;
+
 /* This binary's own file name without extension: pythonfmu names it after the model identifier, which
  * is the slave's class name. */
 static void own_model_identifier(char *out, size_t size)
 {
     Dl_info info;
     out[0] = '\0';
-    if (dladdr((void *)own_model_identifier, &info) && info.dli_fname) {
+    if (dladdr(&self_anchor, &info) && info.dli_fname) {
         const char *base = strrchr(info.dli_fname, '/');
         snprintf(out, size, "%s", base ? base + 1 : info.dli_fname);
         char *dot = strchr(out, '.');
@@ -210,7 +213,7 @@ static void own_model_identifier(char *out, size_t size)
 static void pin_library(void)
 {
     Dl_info info;
-    if (dladdr((void *)pin_library, &info) && info.dli_fname)
+    if (dladdr(&self_anchor, &info) && info.dli_fname)
         dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE | RTLD_NOLOAD);
 }
 

@@ -341,7 +341,8 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
         goto done;
     why[0] = '\0';
     /* 1. The host already runs Python (fmpy, libcosimpy, ecospy, ...): use that interpreter. */
-    int (*running)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    int (*running)(void);
+    *(void **)(&running) = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
     if (running && running()) {
         char missing[64];
         if (resolve(RTLD_DEFAULT, &g_api, missing, sizeof missing)) {
