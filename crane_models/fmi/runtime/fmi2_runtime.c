@@ -523,8 +523,8 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunication
     if (!inst)
         return fmi2Error;
     if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) || !(communicationStepSize > 0.0)) {
-        LOG_ERROR(inst, "fmi2DoStep: currentCommunicationPoint = %g s must be finite and communicationStepSize = "
-                        "%g s finite and > 0", currentCommunicationPoint, communicationStepSize);
+        LOG_ERROR(inst, "fmi2DoStep: communication step size = %g s must be finite and > 0 and "
+                        "currentCommunicationPoint = %g s finite", communicationStepSize, currentCommunicationPoint);
         return fmi2Error;
     }
     const PyApi *py = inst->py;
