@@ -173,3 +173,12 @@ def test_crane_cosim_python_points_at_another_interpreter(kb, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "instantiate ok" in proc.stdout, proc.stderr[-2000:]
     assert statuses(proc, "step") == [OK]
+
+
+def test_steps_from_a_new_thread_each_call(kb):
+    """Each doStep from a fresh host thread: the thread state the runtime creates for each thread is
+    deleted when the thread ends (a wrong release there aborts the process) and stepping goes on."""
+    proc = run(kb, "bench 50 0.01 thread\nstep 0.5 0.01\nfree\n")  # bench steps t = 0, 0.01, ..., 0.49
+    (status, _), = results(proc.stdout, "bench")
+    assert status == OK  # the worst status of the 50 steps
+    assert statuses(proc, "step") == [OK]

@@ -165,9 +165,9 @@ int main(int argc, char **argv)
     *(void **)&fmi.serialize = load(lib, "fmi2SerializeFMUstate");
     *(void **)&fmi.deserialize = load(lib, "fmi2DeSerializeFMUstate");
     Callbacks cb = {logger, calloc, free, NULL, NULL};
-    VR vr[MAXV];
-    double x[MAXV];
-    int ix[MAXV];
+    VR vr[MAXV] = {0};
+    double x[MAXV] = {0};
+    int ix[MAXV] = {0};
     while (fgets(line, sizeof line, stdin)) {
         char *rest, *cmd = strtok_r(line, " \t\n", &rest);
         int st = -1;
