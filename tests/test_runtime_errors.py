@@ -182,3 +182,14 @@ def test_steps_from_a_new_thread_each_call(kb):
     (status, _), = results(proc.stdout, "bench")
     assert status == OK  # the worst status of the 50 steps
     assert statuses(proc, "step") == [OK]
+
+
+def test_reset_returns_to_instantiated_and_runs_like_a_new_instance(kb):
+    out = all_real_outputs(kb)
+    move = f"set_real {kb['vr']['king_torque']} 5e4\n"
+    fresh = run(kb, f"{move}step 0 0.01\nget_real {out}\n")
+    reset = run(kb, f"step 0 0.01\nstep 0.01 0.01\nreset\nstep 0 0.01\nsetup 0\nenter\nexit\n"
+                    f"{move}step 0 0.01\nget_real {out}\n")
+    assert statuses(reset, "reset") == [OK]
+    assert statuses(reset, "step") == [OK, OK, ERROR, OK]  # no doStep between reset and initialization
+    assert results(reset.stdout, "get_real") == results(fresh.stdout, "get_real")

@@ -234,7 +234,7 @@ static void free_instance_memory(Instance *inst)
 
 /* Constructs the slave as pythonfmu does: Class(instance_name=..., resources=..., visible=...). Then
  * sets slave._fmi_runtime = "crane-cosim" (the adapter then raises instead of only logging). */
-static int construct_slave(Instance *inst, int visible)
+static int construct_slave(Instance *inst)
 {
     const PyApi *py = inst->py;
     char err[1536];
@@ -255,7 +255,7 @@ static int construct_slave(Instance *inst, int visible)
     value = py->Unicode_FromString(inst->resources);
     py->Dict_SetItemString(kwargs, "resources", value);
     py->DecRef(value);
-    value = py->Bool_FromLong(visible);
+    value = py->Bool_FromLong(inst->visible);
     py->Dict_SetItemString(kwargs, "visible", value);
     py->DecRef(value);
     PyObject *slave = cls ? py->Object_Call(cls, args, kwargs) : NULL;
@@ -301,6 +301,7 @@ FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuT
     inst->cb = *functions;
     inst->name = copy(instanceName && *instanceName ? instanceName : "?");
     inst->logging_on = loggingOn != fmi2False;
+    inst->visible = visible != fmi2False;
     inst->state = ST_INSTANTIATED;
     pin_library();
     if (!instanceName || !*instanceName) {
@@ -355,7 +356,7 @@ FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuT
         goto fail;
     }
     PyGILState_STATE g = enter(inst);
-    int ok = construct_slave(inst, visible != fmi2False) && build_var_table(inst);
+    int ok = construct_slave(inst) && build_var_table(inst);
     if (!ok && inst->slave) {
         inst->py->DecRef(inst->slave);
         inst->py->DecRef(inst->log_queue);
@@ -497,7 +498,7 @@ FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component c)
     PyObject *old = inst->slave, *old_queue = inst->log_queue;
     inst->py->IncRef(old);
     inst->py->IncRef(old_queue);
-    int ok = construct_slave(inst, 0) && build_var_table(inst);
+    int ok = construct_slave(inst) && build_var_table(inst);
     if (!ok && inst->slave != old) { /* back to the old slave */
         inst->py->DecRef(inst->slave);
         inst->py->DecRef(inst->log_queue);

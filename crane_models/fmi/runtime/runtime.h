@@ -33,7 +33,7 @@ typedef struct {
     unsigned magic;
     char *name, *guid, *resources, *module, *class_name;
     fmi2CallbackFunctions cb;
-    int state;
+    int state, visible;
     int logging_on, n_categories; /* n_categories 0: every category */
     char *categories[MAX_CATEGORIES];
     const PyApi *py;
