@@ -7,9 +7,9 @@ FMUs: a do-nothing slave with KnuckleBoomCrane's interface (benchmarks/null_slav
 Python call cost) and KnuckleBoomCrane itself. pythonfmu's binary needs libpython preloaded and the
 site-packages on PYTHONPATH in the C host; the project's runtime runs under ``env -i``.
 
-    python benchmarks/bench_runtime.py [--null-steps 20000] [--kb-steps 300]
+    python benchmarks/bench_runtime.py [--null-steps 20000] [--kb-steps 1000]
 
-Figures are wall-clock on a shared machine (each the best of 3 runs): read the ratios, which come from
+Figures are wall-clock on a shared machine (each the best of 5 runs): read the ratios, which come from
 one run.
 """
 from __future__ import annotations
@@ -70,7 +70,9 @@ def native_env_for_pythonfmu() -> dict:
 
 def c_host_ns(host: Path, unzipped: Path, identifier: str, guid: str, n: int, h: float, threads: bool,
               env: dict) -> float:
-    script = f"instantiate {guid}\nsetup 0\nenter\nexit\nstep 0 {h!r}\nbench {n} {h!r}{' thread' if threads else ''}\nfree\n"
+    # one untimed step first (imports, caches), then n steps continuing from t = h
+    script = (f"instantiate {guid}\nsetup 0\nenter\nexit\nstep 0 {h!r}\n"
+              f"bench {n} {h!r} {'thread' if threads else 'one'} {h!r}\nfree\n")
     proc = subprocess.run(["env", "-i", *(f"{k}={v}" for k, v in env.items()), str(host), str(unzipped), identifier],
                           input=script, capture_output=True, text=True, timeout=900)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("bench ")), None)
@@ -91,7 +93,7 @@ def fmpy_ns(unzipped: Path, identifier: str, n: int, h: float) -> float:
         return float("nan")
 
 
-def best(measure, repeat: int = 3) -> float:
+def best(measure, repeat: int = 5) -> float:
     """The smallest of a few measurements: on a shared machine the others carry other processes' load."""
     return min(measure() for _ in range(repeat))
 
@@ -99,7 +101,7 @@ def best(measure, repeat: int = 3) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--null-steps", type=int, default=20000)
-    parser.add_argument("--kb-steps", type=int, default=300)
+    parser.add_argument("--kb-steps", type=int, default=1000)
     args = parser.parse_args()
     from fmpy import read_model_description
     from pythonfmu.builder import FmuBuilder

@@ -10,7 +10,7 @@
  *   step <t> <h>                     terminate              reset          free
  *   save | restore | free_state      serialize <extra bytes beyond the reported size, may be < 0>
  *   deserialize_garbage | deserialize_last
- *   bench <n> <h> [thread]           n doSteps, mean ns per step (thread: each from a new thread)
+ *   bench <n> <h> [thread|one] [t0]  n doSteps from t0, mean ns per step (thread: each from a new thread)
  * The process exits with 0 when the script ends (whatever the statuses), so a signal or a non-zero
  * exit status is the host's or the FMU's crash, never an FMI error. */
 #define _POSIX_C_SOURCE 200809L
@@ -101,12 +101,12 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void bench(long n, double h, int threads)
+static void bench(long n, double h, int threads, double start)
 {
     int worst = 0;
     double t0 = now_ns();
     for (long i = 0; i < n; ++i) {
-        StepJob job = {i * h, h, 0};
+        StepJob job = {start + i * h, h, 0};
         if (threads) {
             pthread_t th;
             pthread_create(&th, NULL, step_job, &job);
@@ -256,8 +256,9 @@ int main(int argc, char **argv)
                 fmi.free_state(comp, &s2);
         } else if (!strcmp(cmd, "bench")) {
             char *a = strtok_r(NULL, " \t\n", &rest), *b = strtok_r(NULL, " \t\n", &rest);
-            char *c = strtok_r(NULL, " \t\n", &rest);
-            bench(a ? strtol(a, NULL, 10) : 1000, b ? strtod(b, NULL) : 1e-3, c && !strcmp(c, "thread"));
+            char *c = strtok_r(NULL, " \t\n", &rest), *d = strtok_r(NULL, " \t\n", &rest);
+            bench(a ? strtol(a, NULL, 10) : 1000, b ? strtod(b, NULL) : 1e-3, c && !strcmp(c, "thread"),
+                  d ? strtod(d, NULL) : 0.0);
             continue;
         } else {
             fprintf(stderr, "unknown command %s\n", cmd);
