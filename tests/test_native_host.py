@@ -10,6 +10,7 @@ A wrong input timing, a lost setReal or a parameter left at its default moves ou
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -147,3 +148,37 @@ def test_c_host_clean_environment_matches_fmpy(fmus, host, tmp_path, name):
     assert np.all(np.isfinite(reference))
     for rows in runs:
         np.testing.assert_allclose(rows, reference, rtol=RTOL, atol=0)
+
+
+OTHER_PYTHONS = [p for p in os.environ.get("CRANE_COSIM_OTHER_PYTHONS", "").split(os.pathsep) if p]
+SIMULATE = """
+import json, sys
+from fmpy import simulate_fmu
+r = simulate_fmu(sys.argv[1], stop_time=0.5, output_interval=0.01, validate=False,
+                 start_values={"q1_ref": 0.3, "king_torque": 2e4})
+print(json.dumps({n: [float(x) for x in r[n]] for n in r.dtype.names}))
+"""
+
+
+@pytest.mark.skipif(not OTHER_PYTHONS, reason="set CRANE_COSIM_OTHER_PYTHONS to python executables of other "
+                    "versions with fmpy, numpy and pythonfmu installed (e.g. 3.12, 3.13)")
+@pytest.mark.parametrize("python", OTHER_PYTHONS)
+def test_fmpy_under_another_python_version_runs_the_fmu(fmus, tmp_path, python):
+    """The runtime uses whichever CPython the host runs (stable-ABI calls resolved at run time): fmpy under
+    another version runs the FMU built here and gets this Python's results. Same slave code and inputs,
+    so equal to the last bit; 1e-12 of each output's range leaves room for another numpy's rounding."""
+    import json
+    import subprocess
+
+    script = tmp_path / "simulate.py"
+    script.write_text(SIMULATE)
+    fmu = str(fmus / "KnuckleBoomCrane.fmu")
+    runs = {}
+    for label, exe in (("other", python), ("this", sys.executable)):
+        proc = subprocess.run([exe, str(script), fmu], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, f"{exe}: exit status {proc.returncode}: {proc.stderr[-2000:]}"
+        runs[label] = json.loads(proc.stdout)
+    for name, ref in runs["this"].items():
+        ref = np.asarray(ref)
+        span = max(np.ptp(ref), 1e-9)
+        assert np.max(np.abs(np.asarray(runs["other"][name]) - ref)) / span <= 1e-12, name
