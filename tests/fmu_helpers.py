@@ -23,8 +23,9 @@ def build_fmus(tmp_path_factory) -> Path:
 
 class Slave:
     """The shared :class:`crane_models.fmi.instance.FmuInstance` with the error-handling tests' API: setup
-    at construction, ``init(**params)``, raw ``setReal`` by name (a test may send NaN to any variable) and
-    ``step`` returning the FMI status instead of raising."""
+    at construction, ``init(**params)``, raw ``setReal`` by name for Real variables (a test may send NaN
+    to any of them; Integer and Boolean ones go through their own call) and ``step`` returning the FMI
+    status instead of raising."""
 
     def __init__(self, path, name="t", start_time=0.0, unzip=None):
         self.instance = FmuInstance(path, name, logging=True, unzip=unzip)
@@ -39,6 +40,9 @@ class Slave:
         self.fmu.exitInitializationMode()
 
     def set(self, name, value):
+        if self.instance.types[name] != "Real":  # FMI allows only the variable's own type's call
+            self.instance.set({name: value})
+            return
         self.fmu.setReal([self.vr[name]], [float(value)])
 
     def get(self, name):

@@ -2,11 +2,11 @@
 
 Each sequence runs in a fresh subprocess (an abort at exit would otherwise take pytest down); the test
 checks the status and that the script reached its end. The native-host case is the one that used to fail:
-``ecos`` (the Ecos command-line host shipped in ecospy) with libpython preloaded ended in SIGSEGV at exit
-because pythonfmu finalizes its embedded interpreter from a C++ static destructor while the process exits,
-after scipy._lib._uarray (imported by scipy.integrate) had run its own static destructors, which released
-Python objects that the interpreter's final garbage collection then freed again. The FMU code no longer
-imports scipy.integrate (``crane_models.simulation.cosimulation`` imports it lazily, for the reference solver only).
+``ecos`` (the Ecos command-line host shipped in ecospy) needed libpython preloaded and ended in SIGSEGV at
+exit because pythonfmu's binary finalizes its embedded interpreter from a C++ static destructor. The FMUs
+now carry the project's own runtime (crane_models/fmi/runtime, docs/fmi-runtime.md), which finds Python by
+itself and never finalizes it: ``ecos`` runs every FMU in a clean environment (``env -i``), and fmpy
+processes loading every FMU exit with status 0 run after run.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from fmu_helpers import build_fmus  # noqa: E402
 from engine_runs import NO_TBB, tbb_missing  # noqa: E402
-from test_engines import libpython  # noqa: E402
+from crane_models.fmi.registry import SPECS  # noqa: E402
 
 PRELUDE = f"""
 import dataclasses, sys
@@ -116,24 +116,39 @@ def _ecos_cli() -> Path:
     return exe
 
 
-def native_env() -> dict:
-    """The recipe of the README for native hosts: libpython preloaded, this Python first on PATH and its
-    site-packages visible to the embedded interpreter."""
-    import site
-
-    env = dict(os.environ)
-    env["LD_PRELOAD"] = libpython()
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join(site.getsitepackages() + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return env
+@pytest.fixture(scope="module")
+def all_fmus(tmp_path_factory):
+    return build_fmus(tmp_path_factory)
 
 
 @pytest.mark.skipif(tbb_missing(), reason=NO_TBB)
-@pytest.mark.skipif(libpython() is None, reason="this Python has no shared libpython to preload")
-def test_native_host_ecos_cli_exits_cleanly(kb_fmu, tmp_path):
-    """A native (C++) host that embeds Python through the FMU: simulates and exits with status 0."""
-    proc = run([str(_ecos_cli()), "simulate", "--path", str(kb_fmu), "--stopTime", "0.5", "--stepSize", "0.01",
-                "-l", "warn"], cwd=tmp_path, env=native_env())
+@pytest.mark.parametrize("name", list(SPECS))
+def test_native_host_ecos_cli_exits_cleanly(all_fmus, tmp_path, name):
+    """A native (C++) host with a clean environment (no LD_PRELOAD, PATH or PYTHONPATH): simulates every FMU
+    and exits with status 0."""
+    fmu = all_fmus / f"{name}.fmu"
+    proc = run(["env", "-i", str(_ecos_cli()), "simulate", "--path", str(fmu), "--stopTime", "0.5",
+                "--stepSize", "0.01", "-l", "warn"], cwd=tmp_path)
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"
-    lines = (tmp_path / "KnuckleBoomCrane.csv").read_text().splitlines()
-    assert len(lines) >= 50 and "joint1_force_z" in lines[0]  # it really simulated
+    lines = (tmp_path / f"{name}.csv").read_text().splitlines()
+    assert len(lines) >= 50  # it really simulated: one row per communication point
+
+
+FMPY_EVERY_FMU = """
+import sys
+from fmpy import simulate_fmu
+for path in sys.argv[1:]:
+    simulate_fmu(path, stop_time=0.05, output_interval=0.01, validate=False)
+print('REACHED END', flush=True)
+"""
+
+
+def test_fmpy_processes_loading_every_fmu_exit_cleanly(all_fmus, tmp_path):
+    """20 fmpy processes, each loading every FMU (five runtimes and Python packages in one process)."""
+    script = tmp_path / "every_fmu.py"
+    script.write_text(FMPY_EVERY_FMU)
+    fmus = [str(all_fmus / f"{name}.fmu") for name in SPECS]
+    for i in range(20):
+        proc = run([sys.executable, str(script), *fmus], cwd=tmp_path)
+        assert proc.returncode == 0 and "REACHED END" in proc.stdout, \
+            f"run {i}: exit status {proc.returncode}: {proc.stderr[-2000:]}"

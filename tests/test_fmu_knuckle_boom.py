@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from fmpy import read_model_description
+from fmpy.fmi1 import FMICallException
 from fmpy.validation import validate_fmu
 
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_fmu_manual, run_standalone
@@ -116,7 +117,7 @@ def test_nan_input_is_rejected_and_the_instance_recovers(kb_fmu, capfd):
     assert s.step() == 0
     before = [s.get(n) for n in OUTPUTS_TO_CHECK]
     s.set("cylinder2_force", math.nan)
-    assert s.step() == 2  # fmi2Discard
+    assert s.step() == 3  # fmi2Error: a NaN input is the host's error
     assert "cylinder2_force" in capfd.readouterr().out
     assert [s.get(n) for n in OUTPUTS_TO_CHECK] == before  # nothing moved, no NaN written
     s.set("cylinder2_force", 0.0)
@@ -131,11 +132,15 @@ def test_nan_input_is_rejected_and_the_instance_recovers(kb_fmu, capfd):
     ("eb2", 50.0, "cylinder 2"),  # a barrel joint so far away that the stroke range cannot close
 ])
 def test_bad_parameters_are_reported_not_crashing(kb_fmu, capfd, name, value, word):
+    """A bad parameter is reported where it is given: fmi2ExitInitializationMode returns fmi2Error with a
+    message naming it and the allowed range; the instance survives (a step is refused, outputs stay finite)."""
     s = Slave(kb_fmu)
-    s.init(**{name: value})
-    assert s.step() == 2
+    with pytest.raises(FMICallException) as failure:
+        s.init(**{name: value})
+    assert failure.value.status == 3
     out = capfd.readouterr().out
-    assert word in out and "allowed" in out or "range" in out, out
+    assert word in out and ("allowed" in out or "range" in out), out
+    assert s.step() == 3
     assert all(math.isfinite(s.get(n)) for n in OUTPUTS_TO_CHECK)
     s.close()
 
@@ -143,8 +148,8 @@ def test_bad_parameters_are_reported_not_crashing(kb_fmu, capfd, name, value, wo
 def test_non_positive_step_is_rejected(kb_fmu, capfd):
     s = Slave(kb_fmu)
     s.init()
-    assert s.step(0.0) == 2
-    assert s.step(-0.01) == 2
+    assert s.step(0.0) == 3  # fmi2Error: the runtime refuses an invalid communicationStepSize
+    assert s.step(-0.01) == 3
     assert "step size" in capfd.readouterr().out
     assert s.step(0.01) == 0
     s.close()

@@ -22,7 +22,7 @@ from ..core.parameters import ParameterError, range_text
 from ..simulation.cosimulation import CoSimulation
 from ..simulation.integrators import StepFailure
 from .spec import BASE_UNITS, STEP_BUDGET_PARAMETER, FmuSpec, FmuVariable
-from .saved_states import identity, install_codecs
+from .saved_states import decode_or_refuse, identity, install_codecs
 
 __all__ = ["SlaveAdapter", "FmiCallError", "RUNTIME_MARK"]
 
@@ -140,6 +140,7 @@ class SlaveAdapter:
         # pythonfmu's binaries call the (de)serializers on the slave's class, not the instance: they are
         # installed there, bound to this FMU's identity (the same for every instance of the class).
         install_codecs(type(slave), spec)
+        slave._fmu_state_from_bytes = self.state_from_bytes  # the project's runtime calls it on the instance
         slave.adapter = self
 
     # -- variable access (never raises) -----------------------------------------------------------
@@ -348,6 +349,14 @@ class SlaveAdapter:
         self.values = dict(state["values"])
         self.error, self.start_time = state["error"], state["start_time"]
         self._outputs_valid = False
+
+    def state_from_bytes(self, data: bytes) -> dict:
+        """The state in ``data``; bytes that are not a state of this FMU: fmi2Error under the project's
+        runtime, else the refusal that fmi2SetFMUstate then reports (see saved_states.decode_or_refuse)."""
+        state = decode_or_refuse(data, self.identity())
+        if set(state) == {"refused"} and self.under_own_runtime:
+            raise FmiCallError(f"the bytes are not a state of this FMU: {state['refused']}")
+        return state
 
     def _state_problem(self, state) -> Optional[str]:
         if isinstance(state, dict) and set(state) == {"refused"}:

@@ -12,6 +12,7 @@ import datetime
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import sys
@@ -21,6 +22,7 @@ import warnings
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
+from typing import Optional
 
 from .. import __version__
 from .registry import SPECS
@@ -154,8 +156,56 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
     complete = (lambda xml: complete_model_description(xml, spec, __version__)) if fmi_version == 2 else None
-    make_reproducible(fmu_path, complete, model_binaries(binaries or {}, fmu_path.stem, fmi_version))
+    replace = model_binaries(binaries or {}, fmu_path.stem, fmi_version)
+    if fmi_version == 2:
+        replace.update(runtime_entries(fmu_path.stem, script.stem, replace))
+    make_reproducible(fmu_path, complete, replace)
     return fmu_path
+
+
+def runtime_cache_dir() -> Path:
+    """Where compiled runtimes are kept between builds (keyed by a hash of their sources)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crane-cosim" / "runtime"
+
+
+def fmi2_runtime_binary() -> Optional[Path]:
+    """The project's FMI 2.0 runtime (fmi/runtime) for this machine, compiled once per source hash, or None
+    with a warning when there is no C compiler: the FMUs then keep pythonfmu's binary."""
+    from .runtime import compile_runtime, find_c_compiler
+
+    if find_c_compiler() is None:
+        warnings.warn("no C compiler found: the FMUs keep pythonfmu's binary, which native hosts cannot load "
+                      "without LD_PRELOAD of libpython (docs/fmi-runtime.md)", stacklevel=3)
+        return None
+    return compile_runtime(runtime_cache_dir())
+
+
+def runtime_entries(model_identifier: str, slave_module: str, placed: dict) -> dict:
+    """{entry: file or bytes} that put the project's runtime into an FMI 2.0 FMU: its record in
+    ``resources/`` and, unless ``placed`` already holds a cross-built one, this machine's runtime as the
+    linux64 binary (replacing pythonfmu's)."""
+    from .runtime import RECORD_NAME, runtime_record
+
+    binary = f"binaries/linux64/{model_identifier}.so"
+    entries = {f"resources/{RECORD_NAME}": runtime_record(slave_module, model_identifier).encode()}
+    if binary not in placed and sys.platform.startswith("linux"):
+        runtime = fmi2_runtime_binary()
+        if runtime is None:
+            return {}
+        entries[binary] = runtime
+    return entries
+
+
+def install_runtime(fmu_path: Path, runtime: Path) -> None:
+    """Put the project's runtime into any pythonfmu FMI 2 FMU (replacing its linux64 binary) with its record."""
+    from .runtime import RECORD_NAME, runtime_record
+
+    fmu_path = Path(fmu_path)
+    with zipfile.ZipFile(fmu_path) as z:
+        module = z.read("resources/slavemodule.txt").decode().strip()
+        identifier = ET.fromstring(z.read("modelDescription.xml")).find("CoSimulation").get("modelIdentifier")
+    make_reproducible(fmu_path, None, {f"binaries/linux64/{identifier}.so": Path(runtime),
+                                       f"resources/{RECORD_NAME}": runtime_record(module, identifier).encode()})
 
 
 def bundle_binaries(package: Path, binaries: dict) -> None:
@@ -219,12 +269,12 @@ def _identify_model_description(xml_text: bytes, entries: dict) -> bytes:
 def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None) -> None:
     """Rewrite the FMU so that identical content gives identical bytes: entries sorted by name, fixed time
     stamps and permissions, a fixed compression level, the GUID from the content (:func:`content_guid`).
-    ``complete``: a function applied to the model description first; ``replace``: {entry: file} to add or
-    overwrite."""
+    ``complete``: a function applied to the model description first; ``replace``: {entry: file or bytes} to
+    add or overwrite."""
     with zipfile.ZipFile(fmu_path) as zin:
         entries = {item.filename: zin.read(item.filename) for item in zin.infolist() if not item.is_dir()}
-    for name, path in (replace or {}).items():
-        entries[name] = Path(path).read_bytes()
+    for name, content in (replace or {}).items():
+        entries[name] = content if isinstance(content, bytes) else Path(content).read_bytes()
     xml_text = entries.pop("modelDescription.xml")
     if complete is not None:
         xml_text = complete(xml_text)
@@ -268,6 +318,10 @@ def build_inputs_sha256(name: str, fmi_version: int, binaries: dict) -> str:
             continue
         digest.update(str(path.relative_to(src_pkg)).encode() + b"\0" + path.read_bytes())
     digest.update(slave_source(name, "crane_models", fmi_version).encode())
+    if fmi_version == 2:  # the runtime's record names this machine's Python: another venv, another FMU
+        from .runtime import runtime_record
+
+        digest.update(runtime_record("", name).encode())
     for key in sorted(binaries):
         digest.update(repr(key).encode() + Path(binaries[key]).read_bytes())
     return digest.hexdigest()

@@ -53,6 +53,11 @@ class CLibrary:
     flags: tuple[str, ...]
     exports: tuple[str, ...]   # entry points the binary must export (checked in every build)
     in_package: bool           # True: beside its sources inside the bundled package; False: binaries/<platform>/
+    only: Optional[tuple[str, ...]] = None  # the platforms it is built for (None: all)
+    link: tuple[str, ...] = ()              # extra libraries on ELF platforms (glibc 2.17 keeps dl and pthread apart)
+
+    def builds_for(self, platform: "Platform") -> bool:
+        return self.only is None or platform.name in self.only
 
     def file_name(self, platform: Platform) -> str:
         return f"{self.name}-{platform.name}{platform.extension}"
@@ -87,13 +92,17 @@ RUNTIME_DIR = PACKAGE / "fmi" / "runtime"
 def runtime_library() -> Optional[CLibrary]:
     """The project's FMI 2.0 runtime (``fmi/runtime/*.c``) when its sources are present, else None.
 
-    Hook for the lead: when the runtime lands, check its flags (e.g. include paths) here; it then goes into
-    ``binaries/<platform>/`` of every FMU under the model identifier (see ``build.py``)."""
+    It goes into ``binaries/<platform>/`` of every FMI 2.0 FMU under the model identifier (``build.py``), for
+    the Linux platforms: it finds Python with dlopen and keeps thread states with pthread keys, which Windows
+    spells otherwise (a port is open work); macOS is left out until it can be tested. Windows FMUs keep
+    pythonfmu's binary."""
     sources = tuple(sorted(RUNTIME_DIR.glob("*.c"))) if RUNTIME_DIR.is_dir() else ()
     if not sources:
         return None
-    return CLibrary(name="runtime", sources=sources, flags=("-std=c99", "-O2", "-g0", f"-I{RUNTIME_DIR}"),
-                    exports=FMI2_FUNCTIONS, in_package=False)
+    return CLibrary(name="runtime", sources=sources,
+                    flags=("-std=c99", "-O2", "-g0", "-fPIC", "-fvisibility=hidden", f"-I{RUNTIME_DIR}"),
+                    exports=FMI2_FUNCTIONS, in_package=False, only=("x86_64-linux", "aarch64-linux"),
+                    link=("-ldl", "-lpthread"))
 
 
 def libraries() -> list[CLibrary]:
@@ -157,7 +166,7 @@ def compile_command(library: CLibrary, platform: Platform, output: Path, scratch
         raise ToolchainMissing("cross-compiling needs zig: pip install ziglang (or put zig on PATH)")
     extra = []
     if platform.extension == ".so":
-        extra = ["-Wl,--build-id=none", "-lm"]
+        extra = ["-Wl,--build-id=none", "-lm", *library.link]
     elif platform.extension == ".dll":
         definition = Path(scratch) / f"{library.name}.def"
         definition.write_text(module_definition(library))
@@ -193,7 +202,7 @@ def build_binaries(platforms: Sequence[Platform], out_dir: Path) -> dict[tuple[s
 
     built = {}
     for platform in platforms:
-        for library in libraries():
+        for library in (lib for lib in libraries() if lib.builds_for(platform)):
             path = compile_library(library, platform, Path(out_dir) / platform.name / library.file_name(platform))
             info = read_binary(path)
             missing = sorted(set(library.exports) - info.exports)

@@ -1,0 +1,96 @@
+"""The project's FMI 2.0 co-simulation runtime: C sources, how to compile them, and the record the
+FMU carries so the runtime finds a Python (docs/fmi-runtime.md).
+
+The C sources and compiler flags live here once; :func:`compile_runtime` builds them with any C compiler
+(the system's by default, a cross compiler through ``cc``), cached by a hash of sources, flags and
+compiler so that repeated builds do not recompile.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Optional, Sequence
+
+HERE = Path(__file__).resolve().parent
+SOURCES = ("fmi2_runtime.c", "fmi2_values.c", "pyapi.c")
+HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h")
+# Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
+CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
+          "-Wno-format-truncation")
+LIBS = ("-ldl", "-lpthread", "-lm")
+RECORD_NAME = "crane_cosim_runtime.txt"
+
+
+class RuntimeBuildError(RuntimeError):
+    """The C compiler failed on the runtime's sources."""
+
+
+def find_c_compiler() -> Optional[str]:
+    """The system C compiler (``$CC``, then cc, gcc, clang), or None."""
+    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def source_hash(cc: str, flags: Sequence[str] = CFLAGS) -> str:
+    """Hash of everything that determines the binary: sources, headers, flags and the compiler's path."""
+    h = hashlib.sha256()
+    for name in SOURCES + HEADERS:
+        h.update(name.encode() + b"\0" + (HERE / name).read_bytes())
+    h.update("\0".join((cc, *flags, *LIBS)).encode())
+    return h.hexdigest()[:16]
+
+
+def compile_runtime(cache_dir: Path, cc: Optional[str] = None, flags: Sequence[str] = CFLAGS,
+                    suffix: str = ".so") -> Path:
+    """Compile the runtime into ``cache_dir/crane_fmi2_<hash><suffix>`` unless that file exists already.
+
+    Raises :class:`RuntimeBuildError` with the compiler's message when compilation fails, and
+    FileNotFoundError when there is no compiler."""
+    cc = cc or find_c_compiler()
+    if cc is None:
+        raise FileNotFoundError("no C compiler found (tried $CC, cc, gcc, clang)")
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    out = cache_dir / f"crane_fmi2_{source_hash(cc, flags)}{suffix}"
+    if out.exists():
+        return out
+    tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
+    cmd = [cc, *flags, "-o", str(tmp), *(str(HERE / s) for s in SOURCES), *LIBS]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeBuildError(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
+    tmp.replace(out)  # atomic: parallel builds never see a half-written library
+    return out
+
+
+def shared_libpython() -> Optional[str]:
+    """This interpreter's shared libpython (None for a statically linked Python)."""
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        return None
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    for name in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")):
+        if name and (Path(libdir) / name).exists():
+            return str(Path(libdir) / name)
+    return None
+
+
+def runtime_record(module: str, class_name: str) -> str:
+    """The FMU's ``resources/crane_cosim_runtime.txt``: which slave to construct and the interpreter of this
+    build (libpython, home, and the ``sys.path`` entries: stdlib and the site-packages holding numpy and
+    pythonfmu) for hosts that do not run Python themselves. (The runtime reads the GUID from the FMU's
+    modelDescription.xml, so the record does not change when a reproducible build derives the GUID.)"""
+    lines = [f"module={module}", f"class={class_name}",
+             f"python_version={sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"]
+    lib = shared_libpython()
+    if lib:
+        lines.append(f"libpython={lib}")
+    lines.append(f"home={sys.base_prefix}")
+    lines += [f"path={p}" for p in sys.path if p and Path(p).exists() and "\n" not in p]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,694 @@
+/* The project's FMI 2.0 co-simulation runtime for pythonfmu slaves: lifecycle, stepping and statuses.
+ *
+ * One binary hosts any pythonfmu `Fmi2Slave` subclass: the FMU's resources/ hold the slave module
+ * (named in slavemodule.txt, as pythonfmu writes it) and this runtime's record crane_cosim_runtime.txt
+ * (`key=value` lines: module, class, and the build's libpython, home and path entries; the GUID is read
+ * from modelDescription.xml). Every call
+ * checks its instance, its state and its arguments, then calls the slave; a Python exception becomes
+ * fmi2Error with the exception's text logged, and the instance stays usable. See docs/fmi-runtime.md. */
+#define _GNU_SOURCE
+#include "runtime.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RECORD_FILE "crane_cosim_runtime.txt"
+
+/* ---- logging ---------------------------------------------------------------------------------- */
+
+static int category_enabled(const Instance *inst, const char *category)
+{
+    if (!inst->logging_on)
+        return 0;
+    if (inst->n_categories == 0)
+        return 1;
+    for (int i = 0; i < inst->n_categories; ++i)
+        if (category && strcmp(inst->categories[i], category) == 0)
+            return 1;
+    return 0;
+}
+
+/* Messages with status Warning or worse always reach the host (they say why a call failed); OK-level
+ * messages only with debug logging on for their category. The message goes as the format itself, its '%'
+ * doubled and no arguments: a host that formats it (as FMI 2.0 intends) shows the text, and so does a host
+ * that prints the format as it is (several do), instead of a bare "%s". */
+static void deliver(const Instance *inst, fmi2Status status, const char *category, const char *text)
+{
+    char escaped[4200];
+    size_t j = 0;
+    if (!inst->cb.logger)
+        return;
+    if (status == fmi2OK && !category_enabled(inst, category))
+        return;
+    for (const char *c = text; *c && j + 2 < sizeof escaped; ++c) {
+        if (*c == '%')
+            escaped[j++] = '%';
+        escaped[j++] = *c;
+    }
+    escaped[j] = '\0';
+    inst->cb.logger(inst->cb.componentEnvironment, inst->name ? inst->name : "?", status,
+                    category ? category : "logAll", escaped);
+}
+
+void log_message(const Instance *inst, fmi2Status status, const char *category, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    deliver(inst, status, category, text);
+}
+
+/* The slave's queued messages (pythonfmu: Fmi2Slave.log appends LogMsg(status, category, msg) to
+ * log_queue) go to the host, then the queue is emptied. Called with the GIL held. */
+static void forward_slave_log(Instance *inst)
+{
+    const PyApi *py = inst->py;
+    if (!inst->log_queue)
+        return;
+    Py_ssize_t n = py->List_Size(inst->log_queue);
+    if (n <= 0) {
+        py->Err_Clear();
+        return;
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *item = py->List_GetItem(inst->log_queue, i);
+        PyObject *msg = item ? py->Object_GetAttrString(item, "msg") : NULL;
+        PyObject *cat = item ? py->Object_GetAttrString(item, "category") : NULL;
+        PyObject *st = item ? py->Object_GetAttrString(item, "status") : NULL;
+        PyObject *msg_text = msg ? py->Object_Str(msg) : NULL;
+        PyObject *cat_text = (cat && cat != py->None) ? py->Object_Str(cat) : NULL;
+        long status = st ? py->Long_AsLong(st) : fmi2Warning;
+        py->Err_Clear();
+        const char *m = msg_text ? py->Unicode_AsUTF8AndSize(msg_text, NULL) : NULL;
+        const char *c = cat_text ? py->Unicode_AsUTF8AndSize(cat_text, NULL) : NULL;
+        py->Err_Clear();
+        if (status < fmi2OK || status > fmi2Fatal)
+            status = fmi2Warning;
+        deliver(inst, (fmi2Status)status, c ? c : "logAll", m ? m : "(unprintable message)");
+        py->DecRef(msg_text);
+        py->DecRef(cat_text);
+        py->DecRef(msg);
+        py->DecRef(cat);
+        py->DecRef(st);
+    }
+    py->List_SetSlice(inst->log_queue, 0, n, NULL);
+    py->Err_Clear();
+}
+
+/* ---- instance checks and Python entry ------------------------------------------------------------ */
+
+static const char *state_name(int state)
+{
+    switch (state) {
+    case ST_INSTANTIATED: return "instantiated";
+    case ST_INIT: return "initialization mode";
+    case ST_STEPPING: return "stepping";
+    case ST_TERMINATED: return "terminated";
+    default: return "broken (only fmi2FreeInstance is possible)";
+    }
+}
+
+Instance *checked(fmi2Component c, const char *call, int allowed)
+{
+    Instance *inst = c;
+    if (!inst || inst->magic != INSTANCE_MAGIC)
+        return NULL; /* no logger to tell: the host passed no instance of this FMU */
+    if (!(inst->state & allowed)) {
+        LOG_ERROR(inst, "%s is not allowed in state '%s'", call, state_name(inst->state));
+        return NULL;
+    }
+    return inst;
+}
+
+PyGILState_STATE enter(Instance *inst) { return py_enter(inst->py); }
+
+void leave(Instance *inst, PyGILState_STATE g)
+{
+    forward_slave_log(inst);
+    py_leave(inst->py, g);
+}
+
+PyObject *call_slave(Instance *inst, const char *call, const char *method, PyObject *args)
+{
+    const PyApi *py = inst->py;
+    char err[1536];
+    PyObject *fn = py->Object_GetAttrString(inst->slave, method);
+    PyObject *result = fn ? py->Object_CallObject(fn, args) : NULL;
+    py->DecRef(fn);
+    py->DecRef(args);
+    if (!result) {
+        py_error_text(py, err, sizeof err);
+        forward_slave_log(inst); /* what the slave said before it raised comes first */
+        LOG_ERROR(inst, "%s: %s", call, err[0] ? err : "failed without an exception");
+    }
+    return result;
+}
+
+/* ---- instantiation ---------------------------------------------------------------------------- */
+
+static char *copy(const char *s) { return s ? strdup(s) : NULL; }
+
+/* file:///a%20b/resources/ -> /a b/resources (the forms hosts pass: file:///, file:/, file://host/). */
+static char *resource_path(const char *uri)
+{
+    if (!uri)
+        return NULL;
+    const char *p = uri;
+    if (strncmp(p, "file://", 7) == 0) {
+        p += 7;
+        if (*p != '/') /* file://localhost/path */
+            p = strchr(p, '/');
+    } else if (strncmp(p, "file:", 5) == 0) {
+        p += 5;
+    }
+    if (!p)
+        return NULL;
+    char *out = malloc(strlen(p) + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (; *p; ++p) {
+        unsigned hex;
+        if (*p == '%' && sscanf(p + 1, "%2x", &hex) == 1) {
+            *o++ = (char)hex;
+            p += 2;
+        } else {
+            *o++ = *p;
+        }
+    }
+    while (o > out + 1 && o[-1] == '/')
+        --o;
+    *o = '\0';
+    return out;
+}
+
+static char *read_text(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = calloc(1, 65537);
+    if (text)
+        fread(text, 1, 65536, f);
+    fclose(f);
+    return text;
+}
+
+/* The guid attribute of the FMU's modelDescription.xml (beside resources/): the one source of the GUID, which
+ * a reproducible build derives from the FMU's content. 1 when found. */
+static int model_guid(const char *resources, char *out, size_t size)
+{
+    char *xml = read_text(resources, "../modelDescription.xml");
+    int found = 0;
+    for (const char *p = xml; p && (p = strstr(p, "guid=\"")) != NULL; p += 6) {
+        if (p == xml || !(p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t' || p[-1] == '\r'))
+            continue; /* part of a longer attribute name */
+        const char *start = p + 6, *end = strchr(start, '"');
+        if (end && (size_t)(end - start) < size) {
+            memcpy(out, start, (size_t)(end - start));
+            out[end - start] = '\0';
+            found = 1;
+        }
+        break;
+    }
+    free(xml);
+    return found;
+}
+
+/* Any object of this library: dladdr on it names the library's file. */
+static const char self_anchor = 0;
+
+/* This binary's own file name without extension: pythonfmu names it after the model identifier, which
+ * is the slave's class name. */
+static void own_model_identifier(char *out, size_t size)
+{
+    Dl_info info;
+    out[0] = '\0';
+    if (dladdr(&self_anchor, &info) && info.dli_fname) {
+        const char *base = strrchr(info.dli_fname, '/');
+        snprintf(out, size, "%s", base ? base + 1 : info.dli_fname);
+        char *dot = strchr(out, '.');
+        if (dot)
+            *dot = '\0';
+    }
+}
+
+/* Pins this library: a host that dlcloses it must not leave Python (which holds pointers to the
+ * logger trampolines and thread-key destructor of this code) pointing into unmapped memory. */
+static void pin_library(void)
+{
+    Dl_info info;
+    if (dladdr(&self_anchor, &info) && info.dli_fname)
+        dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE | RTLD_NOLOAD);
+}
+
+static void free_instance_memory(Instance *inst)
+{
+    free_strings(inst);
+    for (int i = 0; i < inst->n_categories; ++i)
+        free(inst->categories[i]);
+    free(inst->vars);
+    free(inst->name);
+    free(inst->guid);
+    free(inst->resources);
+    free(inst->module);
+    free(inst->class_name);
+    inst->magic = 0;
+    free(inst);
+}
+
+/* Constructs the slave as pythonfmu does: Class(instance_name=..., resources=..., visible=...). Then
+ * sets slave._fmi_runtime = "crane-cosim" (the adapter then raises instead of only logging). */
+static int construct_slave(Instance *inst)
+{
+    const PyApi *py = inst->py;
+    char err[1536];
+    PyObject *sys = py->Import_ImportModule("sys");
+    PyObject *path = sys ? py->Object_GetAttrString(sys, "path") : NULL;
+    PyObject *res = py->Unicode_FromString(inst->resources);
+    if (path && res)
+        py->List_Insert(path, 0, res); /* the slave module and its bundled packages */
+    py->DecRef(res);
+    py->DecRef(path);
+    py->DecRef(sys);
+    PyObject *module = py->Import_ImportModule(inst->module);
+    PyObject *cls = module ? py->Object_GetAttrString(module, inst->class_name) : NULL;
+    PyObject *args = py->Tuple_New(0), *kwargs = py->Dict_New(), *value;
+    value = py->Unicode_FromString(inst->name);
+    py->Dict_SetItemString(kwargs, "instance_name", value);
+    py->DecRef(value);
+    value = py->Unicode_FromString(inst->resources);
+    py->Dict_SetItemString(kwargs, "resources", value);
+    py->DecRef(value);
+    value = py->Bool_FromLong(inst->visible);
+    py->Dict_SetItemString(kwargs, "visible", value);
+    py->DecRef(value);
+    PyObject *slave = cls ? py->Object_Call(cls, args, kwargs) : NULL;
+    py->DecRef(args);
+    py->DecRef(kwargs);
+    py->DecRef(cls);
+    py->DecRef(module);
+    if (!slave) {
+        py_error_text(py, err, sizeof err);
+        LOG_ERROR(inst, "fmi2Instantiate: cannot create %s.%s from %s: %s", inst->module, inst->class_name,
+                  inst->resources, err);
+        return 0;
+    }
+    PyObject *tag = py->Unicode_FromString("crane-cosim");
+    py->Object_SetAttrString(slave, "_fmi_runtime", tag);
+    py->DecRef(tag);
+    PyObject *queue = py->Object_GetAttrString(slave, "log_queue");
+    py->Err_Clear();
+    if (inst->slave) { /* fmi2Reset: the old slave goes, with its queue */
+        py->DecRef(inst->slave);
+        py->DecRef(inst->log_queue);
+    }
+    inst->slave = slave;
+    inst->log_queue = queue;
+    return 1;
+}
+
+FMI2_EXPORT const char *fmi2GetTypesPlatform(void) { return "default"; }
+FMI2_EXPORT const char *fmi2GetVersion(void) { return "2.0"; }
+
+FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                                          fmi2String fmuResourceLocation,
+                                          const fmi2CallbackFunctions *functions, fmi2Boolean visible,
+                                          fmi2Boolean loggingOn)
+{
+    char why[8192], value[1024];
+    if (!functions || !functions->logger)
+        return NULL; /* FMI 2.0 requires a logger; without one nothing can be reported */
+    Instance *inst = calloc(1, sizeof *inst);
+    if (!inst)
+        return NULL;
+    inst->magic = INSTANCE_MAGIC;
+    inst->cb = *functions;
+    inst->name = copy(instanceName && *instanceName ? instanceName : "?");
+    inst->logging_on = loggingOn != fmi2False;
+    inst->visible = visible != fmi2False;
+    inst->state = ST_INSTANTIATED;
+    pin_library();
+    if (!instanceName || !*instanceName) {
+        LOG_ERROR(inst, "fmi2Instantiate: instanceName must be a non-empty string");
+        goto fail;
+    }
+    if (fmuType != fmi2CoSimulation) {
+        LOG_ERROR(inst, "fmi2Instantiate: fmuType = %d, but this FMU offers co-simulation only "
+                        "(fmi2CoSimulation = 1)", (int)fmuType);
+        goto fail;
+    }
+    inst->resources = resource_path(fmuResourceLocation);
+    if (!inst->resources) {
+        LOG_ERROR(inst, "fmi2Instantiate: fmuResourceLocation = %s is not a file URI",
+                  fmuResourceLocation ? fmuResourceLocation : "NULL");
+        goto fail;
+    }
+    char *record = read_text(inst->resources, RECORD_FILE);
+    if (model_guid(inst->resources, value, sizeof value)) {
+        if (!fmuGUID || strcmp(fmuGUID, value) != 0) {
+            LOG_ERROR(inst, "fmi2Instantiate: fmuGUID = %s does not match this FMU's guid %s (a "
+                            "modelDescription.xml from another FMU or build?)", fmuGUID ? fmuGUID : "NULL", value);
+            free(record);
+            goto fail;
+        }
+    }
+    inst->guid = copy(fmuGUID ? fmuGUID : "");
+    if (record && record_value(record, "module", 0, value, sizeof value)) {
+        inst->module = copy(value);
+    } else {
+        char *line = read_text(inst->resources, "slavemodule.txt");
+        if (line)
+            line[strcspn(line, "\r\n")] = '\0';
+        inst->module = line;
+    }
+    if (record && record_value(record, "class", 0, value, sizeof value))
+        inst->class_name = copy(value);
+    else {
+        own_model_identifier(value, sizeof value);
+        inst->class_name = copy(value);
+    }
+    if (!inst->module || !*inst->module) {
+        LOG_ERROR(inst, "fmi2Instantiate: neither %s nor slavemodule.txt in %s names the slave module",
+                  RECORD_FILE, inst->resources);
+        free(record);
+        goto fail;
+    }
+    inst->py = py_api(record, why, sizeof why);
+    free(record);
+    if (!inst->py) {
+        LOG_ERROR(inst, "fmi2Instantiate: no usable Python for %s: %s", inst->class_name, why);
+        goto fail;
+    }
+    PyGILState_STATE g = enter(inst);
+    int ok = construct_slave(inst) && build_var_table(inst);
+    if (!ok && inst->slave) {
+        inst->py->DecRef(inst->slave);
+        inst->py->DecRef(inst->log_queue);
+        inst->slave = inst->log_queue = NULL;
+    }
+    leave(inst, g);
+    if (ok)
+        return inst;
+fail:
+    free_instance_memory(inst);
+    return NULL;
+}
+
+FMI2_EXPORT void fmi2FreeInstance(fmi2Component c)
+{
+    Instance *inst = c;
+    if (!inst || inst->magic != INSTANCE_MAGIC)
+        return;
+    if (inst->slave) {
+        PyGILState_STATE g = enter(inst);
+        forward_slave_log(inst);
+        inst->py->DecRef(inst->slave); /* once each: the instance owns one reference of both */
+        inst->py->DecRef(inst->log_queue);
+        inst->slave = inst->log_queue = NULL;
+        inst->py->Err_Clear();
+        py_leave(inst->py, g);
+    }
+    free_instance_memory(inst);
+}
+
+FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
+                                           const fmi2String categories[])
+{
+    Instance *inst = checked(c, "fmi2SetDebugLogging", ST_ANY_USABLE);
+    if (!inst)
+        return fmi2Error;
+    if (nCategories > MAX_CATEGORIES || (nCategories > 0 && !categories)) {
+        LOG_ERROR(inst, "fmi2SetDebugLogging: nCategories = %zu with categories %s (at most %d)", nCategories,
+                  categories ? "given" : "NULL", MAX_CATEGORIES);
+        return fmi2Error;
+    }
+    fmi2Status status = fmi2OK;
+    PyGILState_STATE g = enter(inst);
+    PyObject *known = inst->py->Object_GetAttrString(inst->slave, "log_categories");
+    inst->py->Err_Clear();
+    for (int i = 0; i < inst->n_categories; ++i)
+        free(inst->categories[i]);
+    inst->n_categories = 0;
+    for (size_t i = 0; i < nCategories; ++i) {
+        if (!categories[i] || (known && !inst->py->Mapping_HasKeyString(known, categories[i]))) {
+            LOG_ERROR(inst, "fmi2SetDebugLogging: unknown log category %s", categories[i] ? categories[i] : "NULL");
+            status = fmi2Error;
+            continue;
+        }
+        inst->categories[inst->n_categories++] = strdup(categories[i]);
+    }
+    inst->py->DecRef(known);
+    leave(inst, g);
+    inst->logging_on = loggingOn != fmi2False;
+    return status;
+}
+
+/* ---- the co-simulation state machine ------------------------------------------------------------ */
+
+static PyObject *float_or_none(const PyApi *py, int defined, double x)
+{
+    if (defined)
+        return py->Float_FromDouble(x);
+    py->IncRef(py->None);
+    return py->None;
+}
+
+FMI2_EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+                                           fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+    Instance *inst = checked(c, "fmi2SetupExperiment", ST_INSTANTIATED);
+    if (!inst)
+        return fmi2Error;
+    if (!isfinite(startTime) || (stopTimeDefined && !(stopTime >= startTime)) ||
+        (toleranceDefined && !(tolerance > 0.0))) {
+        LOG_ERROR(inst, "fmi2SetupExperiment: startTime = %g s must be finite, stopTime = %g s (if defined) >= "
+                        "startTime, tolerance = %g (if defined) > 0", startTime, stopTime, tolerance);
+        return fmi2Error;
+    }
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter(inst);
+    /* pythonfmu's order: setup_experiment(start_time, stop_time, tolerance) */
+    PyObject *args = py->Tuple_New(3);
+    py->Tuple_SetItem(args, 0, py->Float_FromDouble(startTime));
+    py->Tuple_SetItem(args, 1, float_or_none(py, stopTimeDefined, stopTime));
+    py->Tuple_SetItem(args, 2, float_or_none(py, toleranceDefined, tolerance));
+    PyObject *r = call_slave(inst, "fmi2SetupExperiment", "setup_experiment", args);
+    py->DecRef(r);
+    leave(inst, g);
+    if (r)
+        inst->time = inst->last_successful_time = startTime;
+    return r ? fmi2OK : fmi2Error;
+}
+
+/* A slave call without arguments whose success moves the instance to `next`. */
+static fmi2Status transition(fmi2Component c, const char *call, int allowed, const char *method, int next)
+{
+    Instance *inst = checked(c, call, allowed);
+    if (!inst)
+        return fmi2Error;
+    PyGILState_STATE g = enter(inst);
+    PyObject *r = call_slave(inst, call, method, NULL);
+    inst->py->DecRef(r);
+    leave(inst, g);
+    if (!r)
+        return fmi2Error; /* the state stays: the host may correct the cause and call again */
+    inst->state = next;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
+{
+    return transition(c, "fmi2EnterInitializationMode", ST_INSTANTIATED, "enter_initialization_mode", ST_INIT);
+}
+
+FMI2_EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
+{
+    return transition(c, "fmi2ExitInitializationMode", ST_INIT, "exit_initialization_mode", ST_STEPPING);
+}
+
+FMI2_EXPORT fmi2Status fmi2Terminate(fmi2Component c)
+{
+    return transition(c, "fmi2Terminate", ST_INIT | ST_STEPPING, "terminate", ST_TERMINATED);
+}
+
+FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component c)
+{
+    Instance *inst = checked(c, "fmi2Reset", ST_ANY_USABLE);
+    if (!inst)
+        return fmi2Error;
+    PyGILState_STATE g = enter(inst);
+    /* pythonfmu has no reset of its own: a new slave object replaces the old one (as pythonfmu's binary
+     * does); when that fails, the old one stays with its state. */
+    PyObject *old = inst->slave, *old_queue = inst->log_queue;
+    inst->py->IncRef(old);
+    inst->py->IncRef(old_queue);
+    int ok = construct_slave(inst) && build_var_table(inst);
+    if (!ok && inst->slave != old) { /* back to the old slave */
+        inst->py->DecRef(inst->slave);
+        inst->py->DecRef(inst->log_queue);
+        inst->slave = old;
+        inst->log_queue = old_queue;
+    } else {
+        inst->py->DecRef(old);
+        inst->py->DecRef(old_queue);
+    }
+    leave(inst, g);
+    if (!ok)
+        return fmi2Error;
+    inst->state = ST_INSTANTIATED;
+    inst->time = inst->last_successful_time = 0.0;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
+                                  fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+    (void)noSetFMUStatePriorToCurrentPoint;
+    Instance *inst = checked(c, "fmi2DoStep", ST_STEPPING);
+    if (!inst)
+        return fmi2Error;
+    if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) || !(communicationStepSize > 0.0)) {
+        LOG_ERROR(inst, "fmi2DoStep: communication step size = %g s must be finite and > 0 and "
+                        "currentCommunicationPoint = %g s finite", communicationStepSize, currentCommunicationPoint);
+        return fmi2Error;
+    }
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter(inst);
+    PyObject *args = py->Tuple_New(2);
+    py->Tuple_SetItem(args, 0, py->Float_FromDouble(currentCommunicationPoint));
+    py->Tuple_SetItem(args, 1, py->Float_FromDouble(communicationStepSize));
+    PyObject *r = call_slave(inst, "fmi2DoStep", "do_step", args);
+    int done = r ? py->Object_IsTrue(r) : -1;
+    py->DecRef(r);
+    if (done < 0)
+        py->Err_Clear();
+    leave(inst, g);
+    fmi2Status status = done > 0 ? fmi2OK : done == 0 ? fmi2Discard : fmi2Error;
+    if (status == fmi2OK)
+        inst->time = inst->last_successful_time = currentCommunicationPoint + communicationStepSize;
+    inst->last_step_status = status;
+    return status;
+}
+
+FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
+{
+    Instance *inst = checked(c, "fmi2CancelStep", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2CancelStep: not supported (fmi2DoStep is synchronous and never returns fmi2Pending)");
+    return fmi2Error;
+}
+
+/* ---- statuses ------------------------------------------------------------------------------------ */
+
+static Instance *status_query(fmi2Component c, const char *call, const void *value)
+{
+    Instance *inst = checked(c, call, ST_ANY_USABLE);
+    if (inst && !value) {
+        LOG_ERROR(inst, "%s: value is NULL", call);
+        return NULL;
+    }
+    return inst;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
+{
+    Instance *inst = status_query(c, "fmi2GetStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2DoStepStatus) {
+        LOG_ERROR(inst, "fmi2GetStatus: status kind %d is not available for fmi2Status (only fmi2DoStepStatus; "
+                        "fmi2DoStep never returns fmi2Pending)", (int)s);
+        return fmi2Error;
+    }
+    *value = inst->last_step_status;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
+{
+    Instance *inst = status_query(c, "fmi2GetRealStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2LastSuccessfulTime) {
+        LOG_ERROR(inst, "fmi2GetRealStatus: status kind %d is not a real status (only fmi2LastSuccessfulTime)", (int)s);
+        return fmi2Error;
+    }
+    *value = inst->last_successful_time;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
+{
+    Instance *inst = status_query(c, "fmi2GetIntegerStatus", value);
+    if (inst)
+        LOG_ERROR(inst, "fmi2GetIntegerStatus: status kind %d: FMI 2.0 defines no integer status", (int)s);
+    return fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
+{
+    Instance *inst = status_query(c, "fmi2GetBooleanStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2Terminated) {
+        LOG_ERROR(inst, "fmi2GetBooleanStatus: status kind %d is not a boolean status (only fmi2Terminated)", (int)s);
+        return fmi2Error;
+    }
+    *value = fmi2False; /* the slave never asks to end the simulation */
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
+{
+    Instance *inst = status_query(c, "fmi2GetStringStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2PendingStatus) {
+        LOG_ERROR(inst, "fmi2GetStringStatus: status kind %d is not a string status (only fmi2PendingStatus)", (int)s);
+        return fmi2Error;
+    }
+    *value = "no asynchronous step pending";
+    return fmi2OK;
+}
+
+/* ---- what this FMU does not offer (capability flags false in modelDescription.xml) ------------------ */
+
+FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                                   const fmi2Integer order[], const fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    Instance *inst = checked(c, "fmi2SetRealInputDerivatives", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs is false)");
+    return fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                                    const fmi2Integer order[], fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    Instance *inst = checked(c, "fmi2GetRealOutputDerivatives", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder is 0)");
+    return fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown[],
+                                                    size_t nUnknown, const fmi2ValueReference vKnown[],
+                                                    size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[])
+{
+    (void)vUnknown; (void)nUnknown; (void)vKnown; (void)nKnown; (void)dvKnown; (void)dvUnknown;
+    Instance *inst = checked(c, "fmi2GetDirectionalDerivative", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative is false)");
+    return fmi2Error;
+}
+

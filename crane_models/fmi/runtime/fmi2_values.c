@@ -1,0 +1,540 @@
+/* Variable access and saved FMU states of the FMI 2.0 runtime (see runtime.h).
+ *
+ * Every value reference is checked against the table built at instantiate (type, causality,
+ * variability) before the slave is called, so a wrong call is an fmi2Error naming the call and the
+ * variable, and the slave never sees it. */
+#define _POSIX_C_SOURCE 200809L
+#include "runtime.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+static const char *KIND_NAMES[] = {"Real", "Integer", "Boolean", "String", "other"};
+static const char *CAUSALITY_NAMES[] = {"parameter", "calculatedParameter", "input", "output", "local", "independent"};
+static const char *VARIABILITY_NAMES[] = {"constant", "fixed", "tunable", "discrete", "continuous"};
+
+/* enum.value of a pythonfmu enumeration attribute, `fallback` when None or absent. */
+static int enum_value(const PyApi *py, PyObject *var, const char *attr, int fallback, int max)
+{
+    PyObject *e = py->Object_GetAttrString(var, attr);
+    PyObject *v = (e && e != py->None) ? py->Object_GetAttrString(e, "value") : NULL;
+    long x = v ? py->Long_AsLong(v) : fallback;
+    py->DecRef(v);
+    py->DecRef(e);
+    py->Err_Clear();
+    return (x < 0 || x > max) ? fallback : (int)x;
+}
+
+int build_var_table(Instance *inst)
+{
+    const PyApi *py = inst->py;
+    static const char *kinds[] = {"Real", "Integer", "Boolean", "String"};
+    PyObject *classes[4] = {NULL, NULL, NULL, NULL};
+    PyObject *module = py->Import_ImportModule("pythonfmu.variables");
+    PyObject *vars = py->Object_GetAttrString(inst->slave, "vars");
+    Py_ssize_t n = vars ? py->Object_Size(vars) : -1;
+    VarInfo *table = NULL;
+    int ok = module && n >= 0 && (table = calloc((size_t)n + 1, sizeof *table)) != NULL;
+    for (int k = 0; ok && k < 4; ++k)
+        ok = (classes[k] = py->Object_GetAttrString(module, kinds[k])) != NULL;
+    for (Py_ssize_t vr = 0; ok && vr < n; ++vr) { /* pythonfmu: value reference = registration index */
+        PyObject *key = py->Long_FromLong((long)vr);
+        PyObject *var = py->Object_GetItem(vars, key);
+        py->DecRef(key);
+        if (!var) {
+            ok = 0;
+            break;
+        }
+        table[vr].kind = K_OTHER;
+        for (int k = 0; k < 4; ++k)
+            if (py->Object_IsInstance(var, classes[k]) == 1) {
+                table[vr].kind = (unsigned char)k;
+                break;
+            }
+        /* FMI defaults when pythonfmu leaves them unset: causality local, variability continuous */
+        table[vr].causality = (unsigned char)enum_value(py, var, "causality", C_LOCAL, C_INDEPENDENT);
+        table[vr].variability = (unsigned char)enum_value(py, var, "variability", V_CONTINUOUS, V_CONTINUOUS);
+        py->DecRef(var);
+    }
+    for (int k = 0; k < 4; ++k)
+        py->DecRef(classes[k]);
+    py->DecRef(vars);
+    py->DecRef(module);
+    if (!ok) {
+        char err[1024];
+        py_error_text(py, err, sizeof err);
+        LOG_ERROR(inst, "fmi2Instantiate: cannot read the slave's variables (slave.vars of a pythonfmu Fmi2Slave): %s",
+                  err);
+        free(table);
+        return 0;
+    }
+    free(inst->vars);
+    inst->vars = table;
+    inst->n_vars = (size_t)n;
+    return 1;
+}
+
+void free_strings(Instance *inst)
+{
+    for (size_t i = 0; i < inst->n_strings; ++i)
+        free(inst->strings[i]);
+    free(inst->strings);
+    inst->strings = NULL;
+    inst->n_strings = 0;
+}
+
+/* ---- checks --------------------------------------------------------------------------------------- */
+
+static int check_refs(Instance *inst, const char *call, int kind, const fmi2ValueReference vr[], size_t nvr,
+                      const void *values)
+{
+    if (nvr > 0 && (!vr || !values)) {
+        LOG_ERROR(inst, "%s: nvr = %zu but vr or value is NULL", call, nvr);
+        return 0;
+    }
+    for (size_t i = 0; i < nvr; ++i) {
+        if (vr[i] >= inst->n_vars) {
+            LOG_ERROR(inst, "%s: value reference %u is unknown (this FMU has 0..%zu)", call, vr[i],
+                      inst->n_vars ? inst->n_vars - 1 : 0);
+            return 0;
+        }
+        if (inst->vars[vr[i]].kind != kind) {
+            LOG_ERROR(inst, "%s: value reference %u is a %s variable, not %s", call, vr[i],
+                      KIND_NAMES[inst->vars[vr[i]].kind], KIND_NAMES[kind]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* FMI 2.0 section 4.2.4 (which variables a co-simulation master may set in which state). */
+static int settable(Instance *inst, const char *call, fmi2ValueReference vr)
+{
+    const VarInfo *v = &inst->vars[vr];
+    const char *why = NULL;
+    if (v->variability == V_CONSTANT)
+        why = "is a constant";
+    else if (v->causality != C_PARAMETER && v->causality != C_INPUT)
+        why = "may not be set by a master";
+    else if (inst->state == ST_TERMINATED)
+        why = "may not be set after fmi2Terminate";
+    else if (v->causality == C_PARAMETER && v->variability == V_FIXED && inst->state == ST_STEPPING)
+        why = "is a fixed parameter: it may be set only before fmi2ExitInitializationMode";
+    if (!why)
+        return 1;
+    LOG_ERROR(inst, "%s: value reference %u (%s, causality %s, variability %s) %s", call, vr, KIND_NAMES[v->kind],
+              CAUSALITY_NAMES[v->causality], VARIABILITY_NAMES[v->variability], why);
+    return 0;
+}
+
+static PyObject *vr_list(const PyApi *py, const fmi2ValueReference vr[], size_t nvr)
+{
+    PyObject *list = py->List_New((Py_ssize_t)nvr);
+    for (size_t i = 0; list && i < nvr; ++i)
+        py->List_SetItem(list, (Py_ssize_t)i, py->Long_FromLong((long)vr[i]));
+    return list;
+}
+
+static PyObject *pair(const PyApi *py, PyObject *a, PyObject *b)
+{
+    PyObject *t = py->Tuple_New(2);
+    py->Tuple_SetItem(t, 0, a);
+    py->Tuple_SetItem(t, 1, b);
+    return t;
+}
+
+/* ---- get ------------------------------------------------------------------------------------------ */
+
+/* Converts item i of the slave's result into out; 0 on failure (exception pending). */
+typedef int (*FromPy)(Instance *inst, PyObject *item, void *out, size_t i);
+
+static int real_from(Instance *inst, PyObject *item, void *out, size_t i)
+{
+    double x = inst->py->Float_AsDouble(item);
+    ((fmi2Real *)out)[i] = x;
+    return !(x == -1.0 && inst->py->Err_Occurred());
+}
+
+static int integer_from(Instance *inst, PyObject *item, void *out, size_t i)
+{
+    long x = inst->py->Long_AsLong(item);
+    if (x == -1 && inst->py->Err_Occurred())
+        return 0;
+    if (x < INT_MIN || x > INT_MAX) {
+        LOG_ERROR(inst, "fmi2GetInteger: the slave's value %ld does not fit fmi2Integer", x);
+        return 0;
+    }
+    ((fmi2Integer *)out)[i] = (fmi2Integer)x;
+    return 1;
+}
+
+static int boolean_from(Instance *inst, PyObject *item, void *out, size_t i)
+{
+    int b = inst->py->Object_IsTrue(item);
+    ((fmi2Boolean *)out)[i] = b > 0 ? fmi2True : fmi2False;
+    return b >= 0;
+}
+
+static int string_from(Instance *inst, PyObject *item, void *out, size_t i)
+{
+    PyObject *s = inst->py->Object_Str(item);
+    const char *text = s ? inst->py->Unicode_AsUTF8AndSize(s, NULL) : NULL;
+    char *dup = text ? strdup(text) : NULL;
+    inst->py->DecRef(s);
+    if (!dup)
+        return 0;
+    inst->strings[i] = dup;
+    inst->n_strings = i + 1;
+    ((fmi2String *)out)[i] = dup;
+    return 1;
+}
+
+static fmi2Status get_values(fmi2Component c, const char *call, int kind, const char *method,
+                             const fmi2ValueReference vr[], size_t nvr, void *out, FromPy convert)
+{
+    Instance *inst = checked(c, call, ST_ANY_USABLE);
+    if (!inst || !check_refs(inst, call, kind, vr, nvr, out))
+        return fmi2Error;
+    if (nvr == 0)
+        return fmi2OK;
+    const PyApi *py = inst->py;
+    if (kind == K_STRING) {
+        free_strings(inst);
+        inst->strings = calloc(nvr, sizeof *inst->strings);
+        if (!inst->strings) {
+            LOG_ERROR(inst, "%s: out of memory", call);
+            return fmi2Error;
+        }
+    }
+    PyGILState_STATE g = enter(inst);
+    PyObject *args = py->Tuple_New(1);
+    py->Tuple_SetItem(args, 0, vr_list(py, vr, nvr));
+    PyObject *result = call_slave(inst, call, method, args);
+    int ok = result != NULL;
+    if (ok && py->Sequence_Size(result) != (Py_ssize_t)nvr) {
+        py->Err_Clear();
+        LOG_ERROR(inst, "%s: slave.%s returned %zd values for %zu value references", call, method,
+                  py->Sequence_Size(result), nvr);
+        ok = 0;
+    }
+    for (size_t i = 0; ok && i < nvr; ++i) {
+        PyObject *item = py->Sequence_GetItem(result, (Py_ssize_t)i);
+        ok = item && convert(inst, item, out, i);
+        py->DecRef(item);
+        if (!ok) {
+            char err[1024];
+            py_error_text(py, err, sizeof err);
+            LOG_ERROR(inst, "%s: value of value reference %u from the slave is not a %s: %s", call, vr[i],
+                      KIND_NAMES[kind], err);
+        }
+    }
+    py->DecRef(result);
+    leave(inst, g);
+    return ok ? fmi2OK : fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
+{
+    return get_values(c, "fmi2GetReal", K_REAL, "get_real", vr, nvr, value, real_from);
+}
+
+FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      fmi2Integer value[])
+{
+    return get_values(c, "fmi2GetInteger", K_INTEGER, "get_integer", vr, nvr, value, integer_from);
+}
+
+FMI2_EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      fmi2Boolean value[])
+{
+    return get_values(c, "fmi2GetBoolean", K_BOOLEAN, "get_boolean", vr, nvr, value, boolean_from);
+}
+
+FMI2_EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                     fmi2String value[])
+{
+    return get_values(c, "fmi2GetString", K_STRING, "get_string", vr, nvr, value, string_from);
+}
+
+/* ---- set ------------------------------------------------------------------------------------------ */
+
+/* A new Python object for value i (NULL with a logged error, e.g. a string that is not UTF-8). */
+typedef PyObject *(*ToPy)(Instance *inst, const void *values, size_t i);
+
+static PyObject *real_to(Instance *inst, const void *v, size_t i) { return inst->py->Float_FromDouble(((const fmi2Real *)v)[i]); }
+static PyObject *integer_to(Instance *inst, const void *v, size_t i) { return inst->py->Long_FromLong(((const fmi2Integer *)v)[i]); }
+static PyObject *boolean_to(Instance *inst, const void *v, size_t i) { return inst->py->Bool_FromLong(((const fmi2Boolean *)v)[i] != fmi2False); }
+static PyObject *string_to(Instance *inst, const void *v, size_t i)
+{
+    const char *s = ((const fmi2String *)v)[i];
+    return inst->py->Unicode_FromString(s ? s : "");
+}
+
+static fmi2Status set_values(fmi2Component c, const char *call, int kind, const char *method,
+                             const fmi2ValueReference vr[], size_t nvr, const void *values, ToPy convert)
+{
+    Instance *inst = checked(c, call, ST_INSTANTIATED | ST_INIT | ST_STEPPING | ST_TERMINATED);
+    if (!inst || !check_refs(inst, call, kind, vr, nvr, values))
+        return fmi2Error;
+    for (size_t i = 0; i < nvr; ++i)
+        if (!settable(inst, call, vr[i]))
+            return fmi2Error; /* nothing set: the call is all or nothing */
+    if (nvr == 0)
+        return fmi2OK;
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter(inst);
+    PyObject *list = py->List_New((Py_ssize_t)nvr);
+    int ok = list != NULL;
+    for (size_t i = 0; ok && i < nvr; ++i) {
+        PyObject *x = convert(inst, values, i);
+        ok = x != NULL && py->List_SetItem(list, (Py_ssize_t)i, x) == 0;
+    }
+    PyObject *result = NULL;
+    if (ok) {
+        result = call_slave(inst, call, method, pair(py, vr_list(py, vr, nvr), list));
+        list = NULL; /* consumed with the arguments */
+        ok = result != NULL;
+    } else {
+        char err[1024];
+        py_error_text(py, err, sizeof err);
+        LOG_ERROR(inst, "%s: a value cannot be converted to a %s: %s", call, KIND_NAMES[kind], err);
+    }
+    py->DecRef(list);
+    py->DecRef(result);
+    leave(inst, g);
+    return ok ? fmi2OK : fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                   const fmi2Real value[])
+{
+    return set_values(c, "fmi2SetReal", K_REAL, "set_real", vr, nvr, value, real_to);
+}
+
+FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      const fmi2Integer value[])
+{
+    return set_values(c, "fmi2SetInteger", K_INTEGER, "set_integer", vr, nvr, value, integer_to);
+}
+
+FMI2_EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                      const fmi2Boolean value[])
+{
+    return set_values(c, "fmi2SetBoolean", K_BOOLEAN, "set_boolean", vr, nvr, value, boolean_to);
+}
+
+FMI2_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                     const fmi2String value[])
+{
+    return set_values(c, "fmi2SetString", K_STRING, "set_string", vr, nvr, value, string_to);
+}
+
+/* ---- saved FMU states ------------------------------------------------------------------------------ */
+
+#define STATE_MAGIC 0x53544154u /* "STAT" */
+
+typedef struct {
+    unsigned magic;
+    char *guid;      /* the FMU the state belongs to: a state of another FMU is refused */
+    PyObject *value; /* what slave._get_fmu_state() returned */
+    PyObject *bytes; /* slave._fmu_state_to_bytes(value), computed on demand */
+} SavedState;
+
+static SavedState *saved_state(Instance *inst, const char *call, fmi2FMUstate s)
+{
+    SavedState *st = s;
+    if (!st || st->magic != STATE_MAGIC) {
+        LOG_ERROR(inst, "%s: FMUstate is not a state made by this runtime's fmi2GetFMUstate or "
+                        "fmi2DeSerializeFMUstate (or it was freed)", call);
+        return NULL;
+    }
+    if (strcmp(st->guid, inst->guid) != 0) {
+        LOG_ERROR(inst, "%s: FMUstate belongs to the FMU with guid %s, not to this one (%s)", call, st->guid,
+                  inst->guid);
+        return NULL;
+    }
+    return st;
+}
+
+static SavedState *new_state(Instance *inst, PyObject *value)
+{
+    SavedState *st = calloc(1, sizeof *st);
+    if (st) {
+        st->magic = STATE_MAGIC;
+        st->guid = strdup(inst->guid);
+        st->value = value;
+    }
+    return st;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
+{
+    Instance *inst = checked(c, "fmi2GetFMUstate", ST_ANY_USABLE);
+    if (!inst)
+        return fmi2Error;
+    if (!FMUstate) {
+        LOG_ERROR(inst, "fmi2GetFMUstate: FMUstate is NULL");
+        return fmi2Error;
+    }
+    SavedState *old = NULL;
+    if (*FMUstate && !(old = saved_state(inst, "fmi2GetFMUstate", *FMUstate)))
+        return fmi2Error; /* non-NULL: a state to overwrite, which must be ours */
+    PyGILState_STATE g = enter(inst);
+    PyObject *value = call_slave(inst, "fmi2GetFMUstate", "_get_fmu_state", NULL);
+    SavedState *st = NULL;
+    if (value && old) {
+        inst->py->DecRef(old->value);
+        inst->py->DecRef(old->bytes);
+        old->value = value;
+        old->bytes = NULL;
+        st = old;
+    } else if (value && !(st = new_state(inst, value))) {
+        inst->py->DecRef(value);
+    }
+    leave(inst, g);
+    if (!st)
+        return fmi2Error;
+    *FMUstate = st;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate)
+{
+    Instance *inst = checked(c, "fmi2SetFMUstate", ST_ANY_USABLE);
+    SavedState *st = inst ? saved_state(inst, "fmi2SetFMUstate", FMUstate) : NULL;
+    if (!st)
+        return fmi2Error;
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter(inst);
+    PyObject *args = py->Tuple_New(1);
+    py->IncRef(st->value);
+    py->Tuple_SetItem(args, 0, st->value);
+    PyObject *r = call_slave(inst, "fmi2SetFMUstate", "_set_fmu_state", args);
+    py->DecRef(r);
+    leave(inst, g);
+    return r ? fmi2OK : fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
+{
+    Instance *inst = checked(c, "fmi2FreeFMUstate", ST_ANY_USABLE | ST_BROKEN);
+    if (!inst)
+        return fmi2Error;
+    if (!FMUstate || !*FMUstate)
+        return fmi2OK; /* nothing to free */
+    SavedState *st = saved_state(inst, "fmi2FreeFMUstate", *FMUstate);
+    if (!st)
+        return fmi2Error;
+    PyGILState_STATE g = enter(inst);
+    inst->py->DecRef(st->value);
+    inst->py->DecRef(st->bytes);
+    leave(inst, g);
+    st->magic = 0;
+    free(st->guid);
+    free(st);
+    *FMUstate = NULL;
+    return fmi2OK;
+}
+
+/* The state's bytes (cached), or NULL with the exception logged. Called with the GIL held. */
+static PyObject *state_bytes(Instance *inst, const char *call, SavedState *st)
+{
+    const PyApi *py = inst->py;
+    if (!st->bytes) {
+        PyObject *args = py->Tuple_New(1);
+        py->IncRef(st->value);
+        py->Tuple_SetItem(args, 0, st->value);
+        PyObject *b = call_slave(inst, call, "_fmu_state_to_bytes", args);
+        char *data;
+        Py_ssize_t n;
+        if (b && py->Bytes_AsStringAndSize(b, &data, &n) != 0) {
+            py->Err_Clear();
+            LOG_ERROR(inst, "%s: slave._fmu_state_to_bytes did not return bytes", call);
+            py->DecRef(b);
+            b = NULL;
+        }
+        st->bytes = b;
+    }
+    return st->bytes;
+}
+
+FMI2_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t *size)
+{
+    Instance *inst = checked(c, "fmi2SerializedFMUstateSize", ST_ANY_USABLE);
+    SavedState *st = inst ? saved_state(inst, "fmi2SerializedFMUstateSize", FMUstate) : NULL;
+    if (!st)
+        return fmi2Error;
+    if (!size) {
+        LOG_ERROR(inst, "fmi2SerializedFMUstateSize: size is NULL");
+        return fmi2Error;
+    }
+    PyGILState_STATE g = enter(inst);
+    PyObject *b = state_bytes(inst, "fmi2SerializedFMUstateSize", st);
+    char *data;
+    Py_ssize_t n = 0;
+    if (b)
+        inst->py->Bytes_AsStringAndSize(b, &data, &n);
+    leave(inst, g);
+    if (!b)
+        return fmi2Error;
+    *size = (size_t)n;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate, fmi2Byte serializedState[],
+                                             size_t size)
+{
+    Instance *inst = checked(c, "fmi2SerializeFMUstate", ST_ANY_USABLE);
+    SavedState *st = inst ? saved_state(inst, "fmi2SerializeFMUstate", FMUstate) : NULL;
+    if (!st)
+        return fmi2Error;
+    if (!serializedState) {
+        LOG_ERROR(inst, "fmi2SerializeFMUstate: serializedState is NULL");
+        return fmi2Error;
+    }
+    fmi2Status status = fmi2Error;
+    PyGILState_STATE g = enter(inst);
+    PyObject *b = state_bytes(inst, "fmi2SerializeFMUstate", st);
+    char *data;
+    Py_ssize_t n;
+    if (b && inst->py->Bytes_AsStringAndSize(b, &data, &n) == 0) {
+        if ((size_t)n > size) {
+            LOG_ERROR(inst, "fmi2SerializeFMUstate: size = %zu bytes is smaller than the state (%zd bytes, "
+                            "from fmi2SerializedFMUstateSize)", size, n);
+        } else {
+            memcpy(serializedState, data, (size_t)n); /* only the state's bytes, whatever the buffer's size */
+            status = fmi2OK;
+        }
+    }
+    leave(inst, g);
+    return status;
+}
+
+FMI2_EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size,
+                                               fmi2FMUstate *FMUstate)
+{
+    Instance *inst = checked(c, "fmi2DeSerializeFMUstate", ST_ANY_USABLE);
+    if (!inst)
+        return fmi2Error;
+    if (!FMUstate || (size > 0 && !serializedState) || size > (size_t)PTRDIFF_MAX) {
+        LOG_ERROR(inst, "fmi2DeSerializeFMUstate: FMUstate or serializedState is NULL (size = %zu)", size);
+        return fmi2Error;
+    }
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter(inst);
+    /* The slave decodes the bytes (and refuses foreign or corrupt ones); the instance is not touched
+     * until the host calls fmi2SetFMUstate with the result. */
+    PyObject *args = py->Tuple_New(1);
+    py->Tuple_SetItem(args, 0, py->Bytes_FromStringAndSize(serializedState ? serializedState : "", (Py_ssize_t)size));
+    PyObject *value = call_slave(inst, "fmi2DeSerializeFMUstate", "_fmu_state_from_bytes", args);
+    SavedState *st = value ? new_state(inst, value) : NULL;
+    if (value && !st)
+        py->DecRef(value);
+    leave(inst, g);
+    if (!st)
+        return fmi2Error;
+    *FMUstate = st;
+    return fmi2OK;
+}

@@ -1,0 +1,82 @@
+/* CPython reached through dlsym: the few stable-ABI functions the runtime calls, so that the binary has
+ * no link-time dependency on libpython and works with whichever CPython >= 3.8 the host runs, or with
+ * the one the FMU was built with (found through CRANE_COSIM_PYTHON or the build's record). */
+#ifndef CRANE_PYAPI_H
+#define CRANE_PYAPI_H
+
+#include <stddef.h>
+
+typedef struct _object PyObject;  /* opaque: only pointers cross this interface */
+typedef ptrdiff_t Py_ssize_t;
+typedef int PyGILState_STATE;     /* an enum in CPython: int-sized */
+typedef struct _ts PyThreadState;
+
+typedef struct {
+    int (*IsInitialized)(void);
+    void (*InitializeEx)(int);
+    PyGILState_STATE (*GILState_Ensure)(void);
+    void (*GILState_Release)(PyGILState_STATE);
+    PyThreadState *(*Eval_SaveThread)(void);
+    void (*Eval_RestoreThread)(PyThreadState *);
+    void (*Eval_ReleaseThread)(PyThreadState *);
+    PyThreadState *(*GILState_GetThisThreadState)(void);
+    void (*ThreadState_Clear)(PyThreadState *);
+    void (*ThreadState_Delete)(PyThreadState *);
+    PyObject *(*Import_ImportModule)(const char *);
+    PyObject *(*Object_GetAttrString)(PyObject *, const char *);
+    int (*Object_SetAttrString)(PyObject *, const char *, PyObject *);
+    PyObject *(*Object_Call)(PyObject *, PyObject *, PyObject *);
+    PyObject *(*Object_CallObject)(PyObject *, PyObject *);
+    PyObject *(*Object_Str)(PyObject *);
+    int (*Object_IsTrue)(PyObject *);
+    int (*Object_IsInstance)(PyObject *, PyObject *);
+    PyObject *(*Object_GetItem)(PyObject *, PyObject *);
+    Py_ssize_t (*Object_Size)(PyObject *);
+    int (*Mapping_HasKeyString)(PyObject *, const char *);
+    void (*DecRef)(PyObject *);
+    void (*IncRef)(PyObject *);
+    PyObject *(*Float_FromDouble)(double);
+    double (*Float_AsDouble)(PyObject *);
+    PyObject *(*Long_FromLong)(long);
+    long (*Long_AsLong)(PyObject *);
+    PyObject *(*Bool_FromLong)(long);
+    PyObject *(*List_New)(Py_ssize_t);
+    Py_ssize_t (*List_Size)(PyObject *);
+    PyObject *(*List_GetItem)(PyObject *, Py_ssize_t);      /* borrowed */
+    int (*List_SetItem)(PyObject *, Py_ssize_t, PyObject *); /* steals */
+    int (*List_SetSlice)(PyObject *, Py_ssize_t, Py_ssize_t, PyObject *);
+    int (*List_Insert)(PyObject *, Py_ssize_t, PyObject *);
+    PyObject *(*Sequence_GetItem)(PyObject *, Py_ssize_t);
+    Py_ssize_t (*Sequence_Size)(PyObject *);
+    PyObject *(*Tuple_New)(Py_ssize_t);
+    int (*Tuple_SetItem)(PyObject *, Py_ssize_t, PyObject *); /* steals */
+    PyObject *(*Dict_New)(void);
+    int (*Dict_SetItemString)(PyObject *, const char *, PyObject *);
+    PyObject *(*Bytes_FromStringAndSize)(const char *, Py_ssize_t);
+    int (*Bytes_AsStringAndSize)(PyObject *, char **, Py_ssize_t *);
+    PyObject *(*Unicode_FromString)(const char *);
+    const char *(*Unicode_AsUTF8AndSize)(PyObject *, Py_ssize_t *);
+    PyObject *(*Err_Occurred)(void);
+    void (*Err_Fetch)(PyObject **, PyObject **, PyObject **);
+    void (*Err_Clear)(void);
+    PyObject *None;
+} PyApi;
+
+/* The nth (0-based) value of `key` in a record of `key=value` lines; 1 when found. */
+int record_value(const char *text, const char *key, int nth, char *out, size_t size);
+
+/* The resolved API, or NULL with a message in `why` (what was looked for, how to point elsewhere).
+ * `record` is the FMU's runtime record (resources/crane_cosim_runtime.txt, may be NULL). The first
+ * successful call fixes the interpreter for the process (documented process-wide state: there is one
+ * CPython per process). On success the calling thread does not hold the GIL. */
+const PyApi *py_api(const char *record, char *why, size_t why_size);
+
+/* Enter/leave Python from any host thread. The first entry in a thread creates its thread state and
+ * keeps it for the thread's life (no create/destroy per call). */
+PyGILState_STATE py_enter(const PyApi *py);
+void py_leave(const PyApi *py, PyGILState_STATE g);
+
+/* The pending exception as "Type: message" into buf (cleared afterwards); "" when none. */
+void py_error_text(const PyApi *py, char *buf, size_t size);
+
+#endif

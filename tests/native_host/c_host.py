@@ -1,0 +1,53 @@
+"""The plain C host (``fmi2_host.c``) for tests and benchmarks: compile it, write call scripts for it,
+run it on an extracted FMU in a clean environment (``env -i``: no LD_PRELOAD, PYTHONPATH or PATH)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+HERE = Path(__file__).resolve().parent
+NO_CC = "no C compiler (cc/gcc/clang) on PATH: the native-host tests compile their host"
+
+
+def c_compiler() -> Optional[str]:
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def compile_host(out_dir: Path) -> Path:
+    exe = Path(out_dir) / "fmi2_host"
+    if not exe.exists():
+        subprocess.run([c_compiler(), "-std=c99", "-O2", "-Wall", "-o", str(exe), str(HERE / "fmi2_host.c"),
+                        "-ldl", "-lpthread"], check=True, capture_output=True, text=True)
+    return exe
+
+
+def extract(fmu: Path, out_dir: Path) -> Path:
+    dest = Path(out_dir) / fmu.stem
+    if not dest.exists():
+        with zipfile.ZipFile(fmu) as z:
+            z.extractall(dest)
+    return dest
+
+
+def run_host(exe: Path, unzipped: Path, identifier: str, script: str, env: Optional[dict] = None,
+             timeout: float = 300) -> subprocess.CompletedProcess:
+    """The host in a clean environment (only ``env`` when given) with ``script`` on stdin."""
+    return subprocess.run(["env", "-i", *(f"{k}={v}" for k, v in (env or {}).items()), str(exe), str(unzipped),
+                           identifier], input=script, capture_output=True, text=True, timeout=timeout)
+
+
+def results(stdout: str, command: str) -> list:
+    """The result lines of one command: [(status, [values...]), ...]."""
+    out = []
+    for line in stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] == command:
+            status = int(parts[1]) if parts[1].lstrip("-").isdigit() else parts[1]
+            out.append((status, [float(x) for x in parts[2:]]))
+    return out
