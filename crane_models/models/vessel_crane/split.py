@@ -149,15 +149,16 @@ VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 _BASE_SPEEDS = np.array([0, 1, 2, 6, 7, 8])
 
 
-def base_bodies() -> list:
-    """Massless translation of the base point (Frame 0 axes), then yaw, pitch, roll (53) about it."""
+def base_bodies(angles: tuple = (0, 1, 2), translation: tuple = (6, 7, 8)) -> list:
+    """Massless translation of the base point (Frame 0 axes), then yaw, pitch, roll (53) about it; the
+    coordinates of roll, pitch, yaw and of the translation along x0, y0, z0."""
     x, y, z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-    return [Body("base_x", None, "prismatic", x, coordinate=6),
-            Body("base_y", "base_x", "prismatic", y, coordinate=7),
-            Body("base_z", "base_y", "prismatic", z, coordinate=8),
-            Body("yaw", "base_z", "revolute", z, coordinate=2),
-            Body("pitch", "yaw", "revolute", y, coordinate=1),
-            Body("vessel", "pitch", "revolute", x, coordinate=0)]
+    return [Body("base_x", None, "prismatic", x, coordinate=translation[0]),
+            Body("base_y", "base_x", "prismatic", y, coordinate=translation[1]),
+            Body("base_z", "base_y", "prismatic", z, coordinate=translation[2]),
+            Body("yaw", "base_z", "revolute", z, coordinate=angles[2]),
+            Body("pitch", "yaw", "revolute", y, coordinate=angles[1]),
+            Body("vessel", "pitch", "revolute", x, coordinate=angles[0])]
 
 
 class _WithBaseAtOrigin:
