@@ -143,3 +143,18 @@ def test_newton_euler_on_all_crane_bodies_equals_the_interface_wrench_along_a_ru
         worst = max(worst, np.abs(got_f - f_expected).max() / (CRANE_MASS * G),
                     np.abs(got_m - m_expected).max() / (CRANE_MASS * G * 10.0))
     assert worst < 1e-10  # both sides are exact: rounding only
+
+
+def test_base_motion_in_floats_matches_the_euler_angle_functions():
+    from crane_models.models.knuckle_boom.moving_base import base_motion_of
+    from crane_models.models.vessel_crane.split import euler_accelerations, euler_rates
+
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        m = rng.normal(size=12) * [0.4, 0.4, 2.0, 0.3, 0.3, 0.3, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0]
+        angles, rates, udot = base_motion_of(list(m))
+        expected_rates = euler_rates(m[:3], m[3:6])
+        assert np.allclose(rates, expected_rates, rtol=1e-13, atol=1e-14)
+        assert np.allclose(udot[:3], euler_accelerations(m[:3], expected_rates, m[6:9]), rtol=1e-12, atol=1e-13)
+        R = rot_z(m[2]) @ rot_y(m[1]) @ rot_x(m[0])
+        assert np.allclose(udot[3:], R @ m[9:12], rtol=1e-13, atol=1e-14)

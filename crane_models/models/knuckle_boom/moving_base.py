@@ -31,6 +31,8 @@ Choices where the papers are silent:
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut
@@ -39,8 +41,7 @@ from ...core.kane import Kinematics
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
 from ...core.state_derivative import StateDerivative
-from ..vessel_crane.split import (BASE_VELOCITY, MOTION, WRENCH, base_bodies, euler_accelerations,
-                                  euler_rates)
+from ..vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH, base_bodies
 from .crane import (INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController, KnuckleBoomCrane,
                     KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
 
@@ -98,34 +99,37 @@ class KnuckleBoomOnMovingBaseModel:
         self.interface = AuxiliarySpeeds(system, KING_CUT)
         ix = system.index
         self._base, self._king = ix["vessel"], ix["king"]
+        self._angle_bodies = [ix[n] for n in ("boom2", "boom3", "barrel2", "barrel3")]  # alpha2, alpha3, beta2, beta3
         self._cached = (None, None)
 
     # -- the base motion ------------------------------------------------------------------------------
-    def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-        """``x`` with the base at the inputs' angles and Euler rates ``E⁻¹ ω`` (53), the base point at the
-        origin and at rest (Galilean invariance)."""
-        m = inputs[_MOTION_AT:]
-        n = N_COORDINATES
-        out = np.array(x, dtype=float)
-        out[3:6] = m[:3]
-        out[n + 3:n + 6] = euler_rates(m[:3], m[3:6])
-        out[6:9] = 0.0
-        out[n + 6:] = 0.0
-        return out
-
-    def kernel_inputs(self, inputs: np.ndarray) -> np.ndarray:
-        """The effort law's inputs: the crane's six, then the prescribed ``u̇`` of the base -- Euler-angle
-        accelerations ``E⁻¹ (ω̇ − Ė q̇)`` and the base-point acceleration in Frame 0, ``R^0_1 a``."""
+    def base_motion(self, inputs: np.ndarray) -> tuple:
+        """``(angles, Euler rates, kernel inputs)`` of the inputs (cached: asked for by ``impose_inputs``,
+        ``derivative`` and ``compiled`` with the same inputs). The kernel inputs are the crane's six, then the
+        prescribed ``u̇`` of the base: the Euler-angle accelerations ``E⁻¹ (ω̇ − Ė q̇)`` and the base-point
+        acceleration in Frame 0, ``R^0_1 a``."""
         key = inputs.tobytes()
         if self._cached[0] == key:
             return self._cached[1]
-        m = inputs[_MOTION_AT:]
-        angles, omega, alpha, acc = m[:3], m[3:6], m[6:9], m[9:12]
-        rates = euler_rates(angles, omega)
-        out = np.concatenate((inputs[:_MOTION_AT], euler_accelerations(angles, rates, alpha),
-                              base_rotation(angles) @ acc))
+        values = inputs.tolist()
+        angles, rates, udot_base = base_motion_of(values[_MOTION_AT:])
+        out = (np.array(angles), np.array(rates), np.array(values[:_MOTION_AT] + udot_base))
         self._cached = (key, out)
         return out
+
+    def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """``x`` with the base at the inputs' angles and Euler rates ``E⁻¹ ω`` (53), the base point at the
+        origin and at rest (Galilean invariance)."""
+        angles, rates, _ = self.base_motion(inputs)
+        n = N_COORDINATES
+        out = np.array(x, dtype=float)
+        out[3:6], out[n + 3:n + 6] = angles, rates
+        out[6:9] = out[n + 6:] = 0.0
+        return out
+
+    def kernel_inputs(self, inputs: np.ndarray) -> np.ndarray:
+        """The effort law's inputs (see :meth:`base_motion`)."""
+        return self.base_motion(inputs)[2]
 
     # -- the model interface of simulation.cosimulation -------------------------------------------
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
@@ -145,10 +149,14 @@ class KnuckleBoomOnMovingBaseModel:
         """Weights and actuator wrenches (67)-(68) ``[f; n]`` at each COG; ``actuators = [T1, F2, F3]`` in total."""
         return self.crane.system.gravity_wrenches(kin, self.crane.params.g) + self.crane.actuator_wrenches(actuators)
 
-    def interface_wrench(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray) -> tuple:
+    def interface_wrench(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
+                         applied: np.ndarray | None = None) -> tuple:
         """``(force, moment)`` the crane exerts on the base at the crane base point, base frame: minus the
-        constraint wrench ``S ρ`` of the king joint (50), (67) and minus the slewing torque about the slewing axis."""
-        rho = self.interface.magnitudes(kin, udot, self.applied_wrenches(kin, actuators))
+        constraint wrench ``S ρ`` of the king joint (50), (67) and minus the slewing torque about the slewing
+        axis. ``applied``: :meth:`applied_wrenches`, when the caller has them."""
+        if applied is None:
+            applied = self.applied_wrenches(kin, actuators)
+        rho = self.interface.magnitudes(kin, udot, applied)
         w = self.interface.wrench(rho)  # [n; f] on the king, king frame
         w[2] += actuators[0]
         r = self.base_from_king(kin)
@@ -167,15 +175,15 @@ class KnuckleBoomOnMovingBaseModel:
         kin = aux
         effort, stop, active = self.applied_efforts(kin)
         actuators = effort + stop
-        crane = self.crane
-        force, moment = self.interface_wrench(kin, kin.udot, actuators)
-        r = crane.reactions(kin, kin.udot, self.applied_wrenches(kin, actuators))
-        rb = kin.rotation[self._base].T  # joint1 comes in Frame 0
-        joint1 = np.concatenate((rb @ r["joint1"][:3], rb @ r["joint1"][3:]))
-        angles = crane.angles(kin)
-        values = np.concatenate((x[:3], x[9:12], [angles["alpha2"], angles["alpha3"], angles["beta2"], angles["beta3"]],
-                                 self.tip_position(kin), force, moment, joint1, r["joint2"], r["joint3"], effort,
-                                 stop[1:])).tolist()
+        applied = self.applied_wrenches(kin, actuators)
+        force, moment = self.interface_wrench(kin, kin.udot, actuators, applied)
+        r = self.crane.reactions(kin, kin.udot, applied)
+        rotation = kin.rotation
+        joint1 = r["joint1"].reshape(2, 3) @ rotation[self._base]  # Frame 0 -> base frame: (R^T v)^T = v^T R
+        origin = kin.origin[self._base]
+        tip = (self.crane.tip_position(kin) - origin) @ rotation[self._base]
+        values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joint1.ravel(),
+                                 r["joint2"], r["joint3"], effort, stop[1:])).tolist()
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
         return out
@@ -188,6 +196,31 @@ class KnuckleBoomOnMovingBaseModel:
         if abs(x[4]) > 1.4:  # E of (53) is singular at pitch ±π/2
             raise ValueError(f"base pitch = {x[4]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")
 
+
+
+
+def base_motion_of(motion: list) -> tuple:
+    """``(angles, q̇, u̇_base)`` of the motion inputs ``[roll, pitch, yaw, ω (3), ω̇ (3), a (3)]`` (Frame 1): the
+    Euler rates ``q̇ = E⁻¹ ω``, the Euler accelerations ``q̈ = E⁻¹ (ω̇ − Ė q̇)`` of (53) and the base-point
+    acceleration in Frame 0, ``R^0_1 a`` -- as :func:`vessel_crane.split.euler_rates` and
+    :func:`~vessel_crane.split.euler_accelerations` (the tests compare), written out in floats: numpy's
+    3-vectors cost more than the arithmetic, once per communication step."""
+    r, p, y, wx, wy, wz, ax, ay, az, bx, by, bz = motion[:12]
+    c1, s1, c2, s2, c3, s3 = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    t = s2 / c2
+
+    def e_inverse(v0: float, v1: float, v2: float) -> list:
+        return [v0 + s1 * t * v1 + c1 * t * v2, c1 * v1 - s1 * v2, (s1 * v1 + c1 * v2) / c2]
+
+    d1, d2, d3 = e_inverse(wx, wy, wz)
+    e_dot_rates = (-c2 * d2 * d3, -s1 * d1 * d2 + (c1 * c2 * d1 - s1 * s2 * d2) * d3,
+                   -c1 * d1 * d2 - (s1 * c2 * d1 + c1 * s2 * d2) * d3)
+    qdd = e_inverse(ax - e_dot_rates[0], ay - e_dot_rates[1], az - e_dot_rates[2])
+    # R_z(y) R_y(p) R_x(r) [bx, by, bz]
+    v1 = (bx, c1 * by - s1 * bz, s1 * by + c1 * bz)
+    v2 = (c2 * v1[0] + s2 * v1[2], v1[1], -s2 * v1[0] + c2 * v1[2])
+    acc0 = [c3 * v2[0] - s3 * v2[1], s3 * v2[0] + c3 * v2[1], v2[2]]
+    return [r, p, y], [d1, d2, d3], qdd + acc0
 
 
 def base_rotation(angles: np.ndarray) -> np.ndarray:
