@@ -186,6 +186,7 @@ class KnuckleBoomOnMovingBaseModel:
                                  r["joint2"], r["joint3"], effort, stop[1:])).tolist()
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
+        out["point_of_attack_x"] = out["point_of_attack_y"] = out["point_of_attack_z"] = 0.0  # the base point itself
         return out
 
     def check_state(self, x: np.ndarray) -> None:

@@ -10,6 +10,8 @@ from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_par
                          solver_options, split_values)
 from .crane import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
                     KnuckleBoomModel, KnuckleBoomParameters)
+from ..vessel_crane.ship import MOUNTING_OUTPUTS
+from ..vessel_crane.spec import mounting_parameters, on_ship
 from .moving_base import INPUTS as MB_INPUTS, OUTPUTS as MB_OUTPUTS, KnuckleBoomOnMovingBaseModel
 
 __all__ = ["knuckle_boom_spec", "knuckle_boom_on_moving_base_spec", "FMUS"]
@@ -50,7 +52,8 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     fixed = knuckle_boom_spec()
     inputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in MB_INPUTS]
     inputs = [dataclasses.replace(v, start=s.start) if (s := _by_name(fixed.inputs, v.name)) else v for v in inputs]
-    outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in MB_OUTPUTS]
+    outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None)
+               for n, u, d in tuple(MB_OUTPUTS) + tuple(MOUNTING_OUTPUTS)]
     outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
 
     def build(values: dict):
@@ -61,11 +64,11 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
         _check_stroke(model.crane, crane_x0)
         x0 = np.zeros(model.state_size)
         x0[:3], x0[9:12] = crane_x0[:3], crane_x0[3:]
-        return model, x0, solver_options(values)
+        return on_ship(model, values), x0, solver_options(values)
 
     return FmuSpec("KnuckleBoomCraneOnMovingBase", "Knuckle boom crane (Cibicik & Egeland 2018) on a moving base: "
                    "base motion in, the wrench on the vessel out by auxiliary generalized speeds (Cibicik & "
-                   "Egeland, moving base)", fixed.parameters, inputs, outputs, build, stop_time=20.0, step_size=0.01)
+                   "Egeland, moving base)", fixed.parameters + mounting_parameters(), inputs, outputs, build, stop_time=20.0, step_size=0.01)
 
 
 def _by_name(variables: list, name: str):

@@ -240,6 +240,7 @@ class CraneOnMovingBaseModel:
         tip = self.tip_position(kin)
         out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
         out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
+        out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (vessel_crane.ship)
         return {k: float(v) for k, v in out.items()}
 
     def check_state(self, x: np.ndarray) -> None:
