@@ -133,12 +133,24 @@ def test_osp_files_are_written_next_to_the_fmus_and_name_real_variables(fmu_dir)
     for name in md:
         root = ET.parse(fmu_dir / f"{name}_OspModelDescription.xml").getroot()
         refs = [v.get("ref") for v in root.iter() if v.tag.endswith("Variable")]
-        assert len(refs) == 21 and set(refs) <= set(md[name]), name
+        interface = {n for n, _, _ in tuple(CRANE_INPUTS[6:]) + tuple(VESSEL_INPUTS)}  # motion, velocity, wrench
+        assert interface <= set(refs) <= set(md[name]), name
+    # The pair is joined by variable-group connections (issue 12): each group holds, on both sides, the
+    # same variables with opposite causalities.
     root = ET.parse(fmu_dir / "OspSystemStructure.xml").getroot()
     sims = {s.get("name"): s.get("source")[:-4] for s in root.iter() if s.tag.endswith("Simulator")}
-    for conn in (c for c in root.iter() if c.tag.endswith("VariableConnection")):
-        (src, out), (dst, inp) = [(v.get("simulator"), v.get("name")) for v in conn]
-        assert md[sims[src]][out] == "output" and md[sims[dst]][inp] == "input", (out, inp)
+    members = {}
+    for sim, fmu in sims.items():
+        md_root = ET.parse(fmu_dir / f"{fmu}_OspModelDescription.xml").getroot()
+        for group in md_root[0]:
+            members[(sim, group.get("name"))] = sorted(v.get("ref") for v in group.iter() if v.tag.endswith("Variable"))
+    conns = [c for c in root.iter() if c.tag.endswith("VariableGroupConnection")]
+    assert len(conns) == 5
+    for conn in conns:
+        (a, ga), (b, gb) = [(v.get("simulator"), v.get("name")) for v in conn]
+        assert members[(a, ga)] == members[(b, gb)]
+        for ref in members[(a, ga)]:
+            assert {md[sims[a]][ref], md[sims[b]][ref]} == {"input", "output"}, ref
 
 
 def test_libcosim_runs_the_osp_system_structure_like_the_jacobi_master(fmu_dir, monolithic):
