@@ -41,7 +41,8 @@ from ...core.kane import Kinematics
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
 from ...core.state_derivative import StateDerivative
-from ..vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH, base_bodies
+from ..vessel_crane.interface_inertia import INERTIA_OUTPUTS, WRENCH0_OUTPUTS, inertia_values, interface_inertia
+from ..vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH, base_bodies, euler_rate_matrix_inverse
 from .crane import (INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController, KnuckleBoomCrane,
                     KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
 
@@ -51,6 +52,7 @@ __all__ = ["KnuckleBoomOnMovingBaseModel", "KING_CUT", "INPUTS", "OUTPUTS", "INT
 # Coordinates: q1-q3 the crane (as the fixed crane), q4-q6 roll, pitch, yaw, q7-q9 the base point along x0, y0, z0.
 BASE_ANGLES, BASE_TRANSLATION = (3, 4, 5), (6, 7, 8)
 N_COORDINATES = 9
+_PRESCRIBED, _FREE = slice(3, 9), slice(0, 3)
 # The cut of §III-C on the king joint: moments about x, y and forces along x, y, z of the king frame (67).
 KING_CUT = ConstraintCut("king", ("rx", "ry", "tx", "ty", "tz"))
 
@@ -77,6 +79,7 @@ OUTPUTS = (
        ("end_stop_force3", "N", "end-stop force on piston 3 (nonzero only beyond a stroke limit)")]
 )
 _OUTPUT_NAMES = [name for name, _, _ in OUTPUTS]
+OUTPUTS = tuple(OUTPUTS) + tuple(INERTIA_OUTPUTS) + tuple(WRENCH0_OUTPUTS)
 
 
 class KnuckleBoomOnMovingBaseModel:
@@ -87,7 +90,10 @@ class KnuckleBoomOnMovingBaseModel:
     state_size = 2 * N_COORDINATES
 
     def __init__(self, params: KnuckleBoomParameters | None = None,
-                 controller: KnuckleBoomController | None = None, controller_enabled: bool = True):
+                 controller: KnuckleBoomController | None = None, controller_enabled: bool = True,
+                 inertia_outputs: bool = True):
+        """``inertia_outputs``: also output A and W₀ (:mod:`vessel_crane.interface_inertia`; 0 otherwise)."""
+        self.inertia_outputs = bool(inertia_outputs)
         base = base_bodies(BASE_ANGLES, BASE_TRANSLATION)
         self.crane = KnuckleBoomCrane(params, tuple(base), N_COORDINATES)
         self.controller = controller if controller is not None else KnuckleBoomController()
@@ -187,7 +193,18 @@ class KnuckleBoomOnMovingBaseModel:
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
         out["point_of_attack_x"] = out["point_of_attack_y"] = out["point_of_attack_z"] = 0.0  # the base point itself
+        if not self.inertia_outputs:
+            return out
+        A = self.interface_inertia(kin)
+        m = inputs[_MOTION_AT:]
+        w0 = np.concatenate((force, moment)) + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a
+        out.update(inertia_values(A, w0[:3], w0[3:]))
         return out
+
+    def interface_inertia(self, kin: Kinematics) -> np.ndarray:
+        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`)."""
+        return interface_inertia(kin.M, _PRESCRIBED, _FREE, euler_rate_matrix_inverse(kin.q[3], kin.q[4]),
+                                 kin.rotation[self._base])
 
     def check_state(self, x: np.ndarray) -> None:
         if not np.all(np.isfinite(x)):

@@ -59,7 +59,7 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     def build(values: dict):
         model = KnuckleBoomOnMovingBaseModel(split_values(values, KnuckleBoomParameters),
                                              split_values(values, KnuckleBoomController),
-                                             bool(values["controller_enabled"]))
+                                             bool(values["controller_enabled"]), bool(values["inertia_outputs"]))
         crane_x0 = split_values(values, KnuckleBoomInitialState).state()
         _check_stroke(model.crane, crane_x0)
         x0 = np.zeros(model.state_size)

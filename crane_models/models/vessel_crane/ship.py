@@ -36,6 +36,7 @@ import numpy as np
 
 from ...core.parameters import param
 from ...core.screws import rot_x, rot_y, rot_z
+from .interface_inertia import inertia_matrix, inertia_values
 
 __all__ = ["MountPoint", "ShipMounting", "ShipMountedModel", "FLIP", "euler_angles", "MOUNTING_OUTPUTS"]
 
@@ -139,6 +140,12 @@ class ShipMountedModel:
                 v = v + self._point
             out.update({f"{name}_{a}": float(v[i]) for i, a in enumerate("xyz")})
         out.update({f"point_of_attack_{a}": float(self._point[i]) for i, a in enumerate("xyz")})
+        if "interface_force0_x" in out:  # the interface inertia, turned into the ship's axes (same point P)
+            Q = np.zeros((6, 6))
+            Q[:3, :3] = Q[3:, 3:] = S
+            A = Q @ inertia_matrix(out) @ Q.T
+            w0 = Q @ np.array([out[f"interface_{k}0_{a}"] for k in ("force", "moment") for a in "xyz"])
+            out.update(inertia_values(A, w0[:3], w0[3:]))
         return out
 
     def check_state(self, x: np.ndarray) -> None:

@@ -35,7 +35,10 @@ def mounting_parameters() -> list:
     return params + [FmuVariable("z_down", "", "axis convention of the ship's inputs and outputs: false = z up (x "
                                  "forward, y to port), true = NED-style z down (x forward, y to starboard); gravity "
                                  "acts along the world's down axis and is not part of base_acceleration", False,
-                                 "boolean")]
+                                 "boolean"),
+                     FmuVariable("inertia_outputs", "", "compute the interface inertia A and W0 (outputs "
+                                 "interface_inertia_*, interface_*0_*; W = W0 - A a) at every output evaluation "
+                                 "(false: they stay 0 and the FMU runs faster)", False, "boolean")]
 
 
 def mounting_from(values: dict) -> ShipMounting:
@@ -47,6 +50,10 @@ def on_ship(model, values: dict):
     """The model seen through the ship conventions of ``values``; the model itself for the defaults (today's)."""
     mounting = mounting_from(values)
     return model if mounting.is_identity else ShipMountedModel(model, mounting)
+
+
+def inertia_enabled(values: dict) -> bool:
+    return bool(values["inertia_outputs"])
 
 
 def vessel_crane_spec() -> FmuSpec:
@@ -78,7 +85,7 @@ def crane_on_moving_base_spec() -> FmuSpec:
 
     def build(values: dict):
         model = CraneOnMovingBaseModel(split_values(values, CraneOnMovingBaseParameters),
-                                       split_values(values, VesselCraneController))
+                                       split_values(values, VesselCraneController), bool(values["inertia_outputs"]))
         return (on_ship(model, values), initial_state(split_values(values, CraneInitialState), "456"),
                 solver_options(values, VESSEL_SOLVER_OPTIONS))
 

@@ -43,6 +43,7 @@ from ...core.effort_laws import cubic_springs, pd_control
 from ...core.kane import Body, Kinematics, MultibodySystem, skew_stack
 from ...core.parameters import validate
 from ...core.springs import cross
+from .interface_inertia import INERTIA_OUTPUTS, WRENCH0_OUTPUTS, inertia_values, interface_inertia
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
                            VesselCraneParameters, crane_bodies, vessel_bodies)
 
@@ -141,12 +142,14 @@ CRANE_OUTPUTS = tuple(
     + [(f"tip_{a}", "m", f"crane tip (end of the outer boom) relative to the crane base, {a} in Frame 1")
        for a in "xyz"]
     + [(f"applied_joint{i}_torque", "N.m", f"total torque in joint {i}: PD effort (63) plus input") for i in (4, 5, 6)]
+    + list(INERTIA_OUTPUTS) + list(WRENCH0_OUTPUTS)
 )
 VESSEL_INPUTS = tuple(WRENCH)
 VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 
 # Coordinates of the split crane's tree: 0-2 roll, pitch, yaw (as in VesselCrane), 3-5 crane, 6-8 base x, y, z.
 _BASE_SPEEDS = np.array([0, 1, 2, 6, 7, 8])
+_CRANE_SPEEDS = np.array([3, 4, 5])
 
 
 def base_bodies(angles: tuple = (0, 1, 2), translation: tuple = (6, 7, 8)) -> list:
@@ -177,7 +180,8 @@ class CraneOnMovingBaseModel:
     input_names = [name for name, _, _ in CRANE_INPUTS]
     state_size = 6
 
-    def __init__(self, params=None, controller: VesselCraneController | None = None):
+    def __init__(self, params=None, controller: VesselCraneController | None = None, inertia_outputs: bool = True):
+        self.inertia_outputs = bool(inertia_outputs)  # also output A and W0 (interface_inertia); 0 otherwise
         self.params = p = params if params is not None else CraneOnMovingBaseParameters()
         validate(p)
         self.controller = controller if controller is not None else VesselCraneController()
@@ -241,6 +245,13 @@ class CraneOnMovingBaseModel:
         out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
         out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
         out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (vessel_crane.ship)
+        if not self.inertia_outputs:
+            return {k: float(v) for k, v in out.items()}
+        A = interface_inertia(self.system.mass_matrix(kin), _BASE_SPEEDS, _CRANE_SPEEDS,
+                              euler_rate_matrix_inverse(kin.q[0], kin.q[1]), kin.rotation[self._vessel])
+        m = inputs[6:18]
+        w0 = np.concatenate((force, moment)) + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a
+        out.update(inertia_values(A, w0[:3], w0[3:]))
         return {k: float(v) for k, v in out.items()}
 
     def check_state(self, x: np.ndarray) -> None:
