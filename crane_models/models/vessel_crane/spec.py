@@ -10,6 +10,7 @@ from .crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneContr
 from .split import (CRANE_INPUTS, CRANE_OUTPUTS, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
                     CraneOnMovingBaseModel, CraneOnMovingBaseParameters, VesselInitialState, VesselModel,
                     VesselParameters, initial_state)
+from .interface_inertia import INERTIA_OUTPUTS
 from .ship import MOUNTING_OUTPUTS, MountPoint, ShipMountedModel, ShipMounting
 
 __all__ = ["vessel_crane_spec", "crane_on_moving_base_spec", "vessel_spec", "VESSEL_SOLVER_PARAMETERS", "FMUS",
@@ -96,7 +97,11 @@ def crane_on_moving_base_spec() -> FmuSpec:
 
 def vessel_spec() -> FmuSpec:
     params = parameters_from_dataclasses(VesselParameters(), VesselInitialState()) + list(VESSEL_SOLVER_PARAMETERS)
-    inputs = real_variables(VESSEL_INPUTS, {})
+    # The crane's interface inertia A (0: none): with it the wrench inputs are the crane's W0 and the vessel
+    # takes W = W0 - A a into its own solve (vessel_crane.interface_inertia).
+    inertia = [(name, unit, f"crane's interface inertia as input: {text.split(': ', 1)[1]}")
+               for name, unit, text in INERTIA_OUTPUTS]
+    inputs = real_variables(tuple(VESSEL_INPUTS) + tuple(inertia), {})
     outputs = real_variables(VESSEL_OUTPUTS, {})
 
     def build(values: dict):

@@ -43,7 +43,8 @@ from ...core.effort_laws import cubic_springs, pd_control
 from ...core.kane import Body, Kinematics, MultibodySystem, skew_stack
 from ...core.parameters import validate
 from ...core.springs import cross
-from .interface_inertia import INERTIA_OUTPUTS, WRENCH0_OUTPUTS, inertia_values, interface_inertia
+from .interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, WRENCH0_OUTPUTS, inertia_matrix, inertia_values,
+                                interface_inertia)
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
                            VesselCraneParameters, crane_bodies, vessel_bodies)
 
@@ -150,6 +151,7 @@ VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 # Coordinates of the split crane's tree: 0-2 roll, pitch, yaw (as in VesselCrane), 3-5 crane, 6-8 base x, y, z.
 _BASE_SPEEDS = np.array([0, 1, 2, 6, 7, 8])
 _CRANE_SPEEDS = np.array([3, 4, 5])
+_INERTIA_INPUT_NAMES = [name for _, _, name in INERTIA_NAMES]
 
 
 def base_bodies(angles: tuple = (0, 1, 2), translation: tuple = (6, 7, 8)) -> list:
@@ -262,7 +264,7 @@ class CraneOnMovingBaseModel:
 class VesselModel:
     """Body 1 on its cubic springs under an external wrench at the crane base; ``x = [q1..q3, u1..u3]``."""
 
-    input_names = [name for name, _, _ in VESSEL_INPUTS]
+    input_names = [name for name, _, _ in VESSEL_INPUTS] + [name for _, _, name in INERTIA_NAMES]
     state_size = 6
 
     def __init__(self, params=None):
@@ -285,8 +287,26 @@ class VesselModel:
         kin = self.system.kinematics(x[:3], x[3:])
         tau = self.system.gravity_forces(kin, self.params.g) + self._springs.efforts(x[:3], x[3:], inputs[:0])
         tau += self.system.generalized_forces(kin, self.external_wrenches(inputs[:3], inputs[3:6]))
-        udot, _, _ = self.system.accelerations(kin, tau)
+        A = inertia_matrix(dict(zip(_INERTIA_INPUT_NAMES, inputs[6:].tolist()))) if inputs.size > 6 else None
+        if A is None or not A.any():
+            udot, _, _ = self.system.accelerations(kin, tau)
+        else:
+            udot = self.accelerations_with_crane_inertia(kin, tau, A)
         return np.concatenate((x[3:], udot)), (kin, udot)
+
+    def accelerations_with_crane_inertia(self, kin: Kinematics, tau: np.ndarray, A: np.ndarray) -> np.ndarray:
+        """``u̇`` when the wrench input is ``W₀`` and the crane adds ``−A a`` (:mod:`.interface_inertia`):
+        with ``a = [a_P; ω̇] = G u̇ + c`` (``ω̇ = P_ω u̇ + Ṗ_ω u``, ``a_P = ω̇ × r + ω × (ω × r)``, r the crane base)
+        and ``τ_W = Gᵀ W`` (the same map carries velocities), ``(M + Gᵀ A G) u̇ = τ − C u − Gᵀ A c``."""
+        b = self._vessel
+        p_w = kin.P[b, :3, :]
+        omega = kin.twist[b, :3]
+        r_hat = skew_stack(self._base[None])[0]
+        G = np.concatenate((-r_hat @ p_w, p_w))
+        w_dot_u = kin.Pdot[b, :3, :] @ kin.u
+        c = np.concatenate((-r_hat @ w_dot_u + cross(omega, cross(omega, self._base)), w_dot_u))
+        M, C = self.system.mass_and_coriolis(kin)
+        return np.linalg.solve(M + G.T @ A @ G, tau - C @ kin.u - G.T @ (A @ c))
 
     def motion(self, kin: Kinematics, udot: np.ndarray) -> dict:
         """ω, ω̇ (Frame 1) and velocity and acceleration of the crane base point: the vessel turns about
