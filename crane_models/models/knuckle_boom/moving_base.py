@@ -41,7 +41,8 @@ from ...core.kane import Kinematics
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
 from ...core.state_derivative import StateDerivative
-from ..vessel_crane.interface_inertia import INERTIA_OUTPUTS, WRENCH0_OUTPUTS, inertia_values, interface_inertia
+from ..vessel_crane.interface_inertia import (INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_values,
+                                              interface_inertia)
 from ..vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH, base_bodies, euler_rate_matrix_inverse
 from .crane import (INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController, KnuckleBoomCrane,
                     KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
@@ -194,6 +195,7 @@ class KnuckleBoomOnMovingBaseModel:
         out["end_stop_active"] = int(active)
         out["point_of_attack_x"] = out["point_of_attack_y"] = out["point_of_attack_z"] = 0.0  # the base point itself
         if not self.inertia_outputs:
+            out.update(INERTIA_ZEROS)
             return out
         A = self.interface_inertia(kin)
         m = inputs[_MOTION_AT:]

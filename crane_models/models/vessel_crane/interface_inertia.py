@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["interface_inertia", "INERTIA_NAMES", "INERTIA_OUTPUTS", "WRENCH0_OUTPUTS", "inertia_values",
+__all__ = ["INERTIA_ZEROS", "interface_inertia", "INERTIA_NAMES", "INERTIA_OUTPUTS", "WRENCH0_OUTPUTS", "inertia_values",
            "inertia_matrix"]
 
 _AXES = "xyz"
@@ -69,6 +69,7 @@ def inverse3(m: np.ndarray) -> np.ndarray:
 _UPPER = np.triu_indices(6)
 _UPPER_NAMES = [name for _, _, name in INERTIA_NAMES]  # INERTIA_NAMES runs through the upper triangle row by row
 _W0_NAMES = [f"interface_{k}0_{a}" for k in ("force", "moment") for a in _AXES]
+INERTIA_ZEROS = dict.fromkeys(_UPPER_NAMES + _W0_NAMES, 0.0)  # the outputs when they are not computed
 
 
 def inertia_values(A: np.ndarray, w0_force: np.ndarray, w0_moment: np.ndarray) -> dict:

@@ -43,7 +43,7 @@ from ...core.effort_laws import cubic_springs, pd_control
 from ...core.kane import Body, Kinematics, MultibodySystem, skew_stack
 from ...core.parameters import validate
 from ...core.springs import cross
-from .interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, WRENCH0_OUTPUTS, inertia_matrix, inertia_values,
+from .interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_matrix, inertia_values,
                                 interface_inertia)
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
                            VesselCraneParameters, crane_bodies, vessel_bodies)
@@ -248,6 +248,7 @@ class CraneOnMovingBaseModel:
         out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
         out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (vessel_crane.ship)
         if not self.inertia_outputs:
+            out.update(INERTIA_ZEROS)
             return {k: float(v) for k, v in out.items()}
         A = interface_inertia(self.system.mass_matrix(kin), _BASE_SPEEDS, _CRANE_SPEEDS,
                               euler_rate_matrix_inverse(kin.q[0], kin.q[1]), kin.rotation[self._vessel])
