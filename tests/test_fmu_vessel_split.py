@@ -133,12 +133,24 @@ def test_osp_files_are_written_next_to_the_fmus_and_name_real_variables(fmu_dir)
     for name in md:
         root = ET.parse(fmu_dir / f"{name}_OspModelDescription.xml").getroot()
         refs = [v.get("ref") for v in root.iter() if v.tag.endswith("Variable")]
-        assert len(refs) == 21 and set(refs) <= set(md[name]), name
+        interface = {n for n, _, _ in tuple(CRANE_INPUTS[6:]) + tuple(VESSEL_INPUTS)}  # motion, velocity, wrench
+        assert interface <= set(refs) <= set(md[name]), name
+    # The pair is joined by variable-group connections (issue 12): each group holds, on both sides, the
+    # same variables with opposite causalities.
     root = ET.parse(fmu_dir / "OspSystemStructure.xml").getroot()
     sims = {s.get("name"): s.get("source")[:-4] for s in root.iter() if s.tag.endswith("Simulator")}
-    for conn in (c for c in root.iter() if c.tag.endswith("VariableConnection")):
-        (src, out), (dst, inp) = [(v.get("simulator"), v.get("name")) for v in conn]
-        assert md[sims[src]][out] == "output" and md[sims[dst]][inp] == "input", (out, inp)
+    members = {}
+    for sim, fmu in sims.items():
+        md_root = ET.parse(fmu_dir / f"{fmu}_OspModelDescription.xml").getroot()
+        for group in md_root[0]:
+            members[(sim, group.get("name"))] = sorted(v.get("ref") for v in group.iter() if v.tag.endswith("Variable"))
+    conns = [c for c in root.iter() if c.tag.endswith("VariableGroupConnection")]
+    assert len(conns) == 5
+    for conn in conns:
+        (a, ga), (b, gb) = [(v.get("simulator"), v.get("name")) for v in conn]
+        assert members[(a, ga)] == members[(b, gb)]
+        for ref in members[(a, ga)]:
+            assert {md[sims[a]][ref], md[sims[b]][ref]} == {"input", "output"}, ref
 
 
 def test_libcosim_runs_the_osp_system_structure_like_the_jacobi_master(fmu_dir, monolithic):
@@ -174,3 +186,39 @@ def test_libcosim_runs_the_osp_system_structure_like_the_jacobi_master(fmu_dir, 
     dev = np.abs(got - ref).max(axis=0) / np.maximum(np.ptp(ref, axis=0), 1e-6)
     assert dev.max() < TOL, dict(zip([n for s in names for n in names[s]], dev))
     assert np.ptp(ref[:, 0]) > 1e-3 and np.ptp(ref[:, 7]) > 100.0  # the vessel rolls, the load changes
+
+
+def test_inertia_scheme_closes_the_loop_like_iteration_without_iterating(fmu_dir):
+    """At one communication point the pair has one consistent wrench (the loop is affine): closing it with the
+    crane's interface inertia in two exchanges must give the wrench the fixed-point iteration converges to
+    (its tolerance 1e-4 N of a ~900 N load: 1e-6 relative is the figure)."""
+    from crane_models.fmi.instance import FmuInstance
+    from crane_models.simulation import split_masters as sm
+
+    sc = vessel_crane_hoisting(4.0)
+    results = []
+    for scheme in ("iterate", "inertia"):
+        vessel, crane = FmuInstance(fmu_dir / "Vessel.fmu", "v"), FmuInstance(fmu_dir / "CraneOnMovingBase.fmu", "c")
+        vessel.initialize({"u1_0": 0.05, "u2_0": -0.03})  # a moving vessel: velocity terms matter
+        crane.initialize({"inertia_outputs": scheme == "inertia", **dict(zip(SETPOINTS, sc.inputs_at(0.3)))})
+        crane.set({"q5_ref": 0.9})  # a set-point jump: the crane accelerates and loads the vessel
+        if scheme == "iterate":
+            wrench, _, _ = sm._close_loop(vessel, crane, crane.get(sm.WRENCH_NAMES), SplitSettings(tol=1e-9))
+        else:
+            wrench = sm._close_with_inertia(vessel, crane)
+        results.append(wrench)
+        vessel.close()
+        crane.close()
+    assert np.allclose(results[1], results[0], rtol=0, atol=1e-6 * np.abs(results[0]).max())
+
+
+def test_inertia_scheme_converges_like_the_iterated_loop(fmu_dir, monolithic):
+    """Against the monolithic model the "inertia" scheme is first order in the step, as "iterate" (both hold
+    a consistent wrench at every communication point, the inputs across the step), and as accurate: within
+    10 % of the iterated loop's vessel error at 10 ms (measured: 2 % larger, 0.0241 against 0.0236 rad; the
+    Vessel then also integrates the crane's inertia inside the step), without its ~10 iterations per point."""
+    steps = [0.02, 0.01]
+    inertia = [split_errors(fmu_dir, monolithic, h, "inertia")[0][:3].max() for h in steps]
+    iterate = split_errors(fmu_dir, monolithic, 0.01, "iterate")[0][:3].max()
+    assert observed_order(steps, inertia) >= 0.8, inertia
+    assert inertia[1] < 1.1 * iterate, (inertia[1], iterate)

@@ -98,7 +98,9 @@ def run_case(case: Case, fmu_path: str, settings: Settings, model_description=No
             out["status"] = "ok"
     except Exception as exc:  # noqa: BLE001 -- a failing case is recorded, never stops the sweep
         out["wall_s"] = time.perf_counter() - t0
-        out["message"] = f"{type(exc).__name__}: {exc}"
+        # A refused call (a bad parameter at fmi2ExitInitializationMode) raises in fmpy; the FMU says why.
+        errors = [m for m in log if "Error" in m or "Fatal" in m]
+        out["message"] = (errors[-1] + " -- " if errors else "") + f"{type(exc).__name__}: {exc}"
     out["log"] = "\n".join(log)
     return out
 

@@ -11,6 +11,11 @@ only push back) and gravity compensation (``− τ_g``, the generalized gravity 
 boom's controller does). The efforts are generalized forces (a torque in a joint whose coordinate is its
 angle does the virtual power ``e_i u_i``).
 
+A coordinate may instead be *prescribed* (a moving base whose motion is an input): the law's value there
+is its acceleration ``u̇_i`` (typically ``Σ_j B_ij w_j``, an input), and the dynamics solve
+``M_ff u̇_f = τ_f − (C u)_f − M_fp u̇_p`` (moving-base paper, eq. (43) partitioned;
+:meth:`kane.MultibodySystem.accelerations_with_prescribed`).
+
 Why data and not a function: the compiled kernel (``core/native/*.c``, ``mbs_derivative``) evaluates
 the same law next to ``M``, ``C`` and the solve in one call, which is what makes the state derivative of
 a model like the vessel crane cheap; :meth:`CoordinateEffortLaw.efforts` is the specification the kernel
@@ -23,7 +28,8 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["CoordinateEffortLaw", "cubic_springs", "pd_control", "stacked", "end_stop_efforts"]
+__all__ = ["CoordinateEffortLaw", "cubic_springs", "pd_control", "stacked", "end_stop_efforts",
+           "prescribed_accelerations"]
 
 
 def end_stop_efforts(q: np.ndarray, u: np.ndarray, low: np.ndarray, high: np.ndarray, stiffness: np.ndarray,
@@ -52,6 +58,7 @@ class CoordinateEffortLaw:
     stop_stiffness: Optional[np.ndarray] = None
     stop_damping: Optional[np.ndarray] = None
     gravity_compensation: bool = False
+    prescribed: Optional[np.ndarray] = None  # bool (n): the law gives u̇_i there, not an effort
 
     def __post_init__(self) -> None:
         n = len(self.constant)
@@ -64,6 +71,11 @@ class CoordinateEffortLaw:
             object.__setattr__(self, name, value)
         gain = np.ascontiguousarray(self.input_gain, dtype=float).reshape(n, -1)
         object.__setattr__(self, "input_gain", gain)
+        if self.prescribed is not None:
+            mask = np.asarray(self.prescribed, dtype=bool)
+            if mask.shape != (n,):
+                raise ValueError(f"prescribed must have shape ({n},), got {mask.shape}")
+            object.__setattr__(self, "prescribed", mask if mask.any() else None)
 
     @property
     def n(self) -> int:
@@ -90,8 +102,21 @@ class CoordinateEffortLaw:
         if self.gravity_compensation:
             if gravity is None:
                 raise ValueError("a law with gravity compensation needs the generalized gravity forces")
-            e = e - gravity
+            e = e - (gravity if self.prescribed is None else np.where(self.prescribed, 0.0, gravity))
         return e
+
+    @property
+    def prescribed_indices(self) -> np.ndarray:
+        """Indices of the prescribed coordinates (empty when none)."""
+        return np.flatnonzero(self.prescribed) if self.prescribed is not None else np.zeros(0, dtype=int)
+
+
+def prescribed_accelerations(n: int) -> CoordinateEffortLaw:
+    """``n`` prescribed coordinates whose accelerations are the law's ``n`` inputs, ``u̇_i = w_i`` (a base
+    whose motion is given)."""
+    law = _zeros_like_coordinates(n, n)
+    law["input_gain"][:] = np.eye(n)
+    return CoordinateEffortLaw(**law, prescribed=np.ones(n, dtype=bool))
 
 
 def _zeros_like_coordinates(n: int, n_inputs: int = 0) -> dict:
@@ -129,9 +154,17 @@ def stacked(*laws: CoordinateEffortLaw) -> CoordinateEffortLaw:
     for law in laws:
         gain[i:i + law.n, j:j + law.n_inputs] = law.input_gain
         i, j = i + law.n, j + law.n_inputs
-    if any(law.gravity_compensation for law in laws):
-        raise ValueError("stacked() combines laws without gravity compensation (it acts on all coordinates)")
+    compensating = any(law.gravity_compensation for law in laws)
+    if compensating and not all(law.gravity_compensation or (law.prescribed is not None and law.prescribed.all())
+                                for law in laws):
+        raise ValueError("stacked() combines a gravity-compensating law only with prescribed-motion laws "
+                         "(compensation acts on every coordinate that is not prescribed)")
     join = lambda name: np.concatenate([getattr(law, name) for law in laws])  # noqa: E731
+    prescribed = None
+    if any(law.prescribed is not None for law in laws):
+        prescribed = np.concatenate([law.prescribed if law.prescribed is not None else np.zeros(law.n, dtype=bool)
+                                     for law in laws])
     return CoordinateEffortLaw(constant=join("constant"), input_gain=gain, linear=join("linear"), cubic=join("cubic"),
                                damping=join("damping"), stop_low=join("stop_low"), stop_high=join("stop_high"),
-                               stop_stiffness=join("stop_stiffness"), stop_damping=join("stop_damping"))
+                               stop_stiffness=join("stop_stiffness"), stop_damping=join("stop_damping"),
+                               gravity_compensation=compensating, prescribed=prescribed)

@@ -49,14 +49,21 @@ class StateDerivative:
         kin = system.kinematics(x[:n], x[n:])
         gravity = system.gravity_forces(kin, self.g)
         efforts = self.law.efforts(kin.q, kin.u, inputs, gravity)
-        udot, _, _ = system.accelerations(kin, gravity + efforts)
+        if self.law.prescribed is None:
+            udot, _, _ = system.accelerations(kin, gravity + efforts)
+        else:  # a moving base: the law gives u̇_p; the effort there becomes the one that realises it
+            p = self.law.prescribed_indices
+            udot, M, C = system.accelerations_with_prescribed(kin, gravity + efforts, p, efforts[p])
+            efforts[p] = (M @ udot + C @ kin.u - gravity)[p]
         kin.udot, kin.efforts, kin.xdot = udot, efforts, np.concatenate((kin.u, udot))
         return kin
 
     def with_new_inputs(self, kin: Kinematics, old: np.ndarray, new: np.ndarray) -> Kinematics:
         """The same evaluation for other inputs, without a new one: the efforts are affine in the inputs,
         so ``Δu̇ = M⁻¹ B Δw`` is exact. Returns a new object; ``kin`` stays as it was (a saved FMU state
-        may hold it)."""
+        may hold it). Not for a law with prescribed coordinates (a model with one evaluates anew)."""
+        if self.law.prescribed is not None:
+            raise ValueError("with_new_inputs does not apply to a law with prescribed coordinates")
         d_efforts = self.law.input_gain @ (np.asarray(new, dtype=float) - old)
         d_udot = self.system.solve_with(kin, d_efforts)
         if kin.record is not None:  # a kernel record: changed in a copy

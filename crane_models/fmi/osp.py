@@ -1,50 +1,124 @@
-"""Open Simulation Platform files for the split vessel crane, generated from the FMU specs.
+"""Open Simulation Platform files, generated from the FMU specs (OSP interface specification, OSP-IS 1.0.1).
 
-* ``<FMU>_OspModelDescription.xml`` (OSP interface specification, OSP-IS 1.0): the interface variables of
-  ``Vessel`` and ``CraneOnMovingBase`` as typed variable groups -- an angular mechanical port (torque,
-  angular velocity) and a linear mechanical port (force, linear velocity) at the crane base, and the
-  kinematic quantities the crane needs besides (orientation, angular acceleration, base-point
-  acceleration) as generic groups, since OSP-IS has no acceleration types. libcosim finds the file
-  next to the FMU by this name.
-* ``OspSystemStructure.xml``: both simulators and the connections vessel motion → crane, crane wrench →
-  vessel, as plain variable connections (what every OSP tool reads), fixed-step algorithm.
+* ``<FMU>_OspModelDescription.xml`` for every FMU: its inputs and outputs as typed variable groups, in the
+  namespace ``https://open-simulation-platform.com/OspModelDescription/1.0.1``. The rules the published schema
+  (osp-validator, ``OspModelDescription-1.0.1.xsd``) sets and these files follow: the root carries
+  ``version="1.0"``; ``VariableGroups`` is an *ordered* sequence of group kinds (Generic first, then Force,
+  Torque, …, LinearVelocity, AngularVelocity, …, LinearDisplacement, AngularDisplacement, …,
+  LinearAcceleration, AngularAcceleration, then the ports LinearMechanicalPort, AngularMechanicalPort, …); a
+  basic group holds one to three ``Variable ref=…``; a linear mechanical port holds one Force then one
+  LinearVelocity, an angular one a Torque then an AngularVelocity. Each group is typed from its unit (N ->
+  Force, N.m -> Torque, m -> LinearDisplacement, rad -> AngularDisplacement, m/s, rad/s, m/s2, rad/s2 -> the
+  velocities and accelerations); variables with units OSP-IS has no type for go to Generic groups. A group
+  holds the ``_x, _y, _z`` components of one quantity and one causality.
+* The vessel-crane interface (``Vessel`` and both moving-base cranes) is five groups of the same names on both
+  sides: ``interface_linear_port`` (force on the vessel, velocity of the crane base point),
+  ``interface_angular_port`` (moment, angular velocity), ``orientation`` (AngularDisplacement: roll, pitch,
+  yaw), ``angular_acceleration`` and ``base_acceleration``.
+* System structures (``http://opensimulationplatform.com/MSMI/OSPSystemStructure``, version 0.1), one per
+  pair, joined by five ``VariableGroupConnection`` s: ``OspSystemStructure.xml`` (Vessel + CraneOnMovingBase,
+  the paper's scaled model) and ``KnuckleBoomOnVessel_OspSystemStructure.xml`` (Vessel with the
+  :data:`vessels.KNUCKLE_BOOM_VESSEL` parameter set + KnuckleBoomCraneOnMovingBase). Fixed-step algorithm.
 
-``crane-cosim build`` writes them beside the FMUs (``build_scripts/build_fmus.py``).
+``crane-cosim build`` writes them beside the FMUs (:func:`write_osp_files`); libcosim finds a model
+description next to the FMU by its name.
 """
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..models.vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH
+from ..models.vessel_crane.vessels import KNUCKLE_BOOM_VESSEL
+from .registry import SPECS
 
-__all__ = ["variable_groups", "osp_model_description", "osp_system_structure", "write_osp_files", "CONNECTIONS",
-           "SIMULATORS"]
+__all__ = ["MD_NAMESPACE", "SS_NAMESPACE", "GROUP_ORDER", "variable_groups", "osp_model_description",
+           "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "PAIRS", "SIMULATORS"]
 
-MD_NAMESPACE = "https://open-simulation-platform.com/OspModelDescription/1.0.0"
+MD_NAMESPACE = "https://open-simulation-platform.com/OspModelDescription/1.0.1"
 SS_NAMESPACE = "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
 
+# The order of OSP-IS 1.0.1's VariableGroups sequence, for the kinds these FMUs use.
+GROUP_ORDER = ("Generic", "Force", "Torque", "LinearVelocity", "AngularVelocity", "LinearDisplacement",
+               "AngularDisplacement", "LinearAcceleration", "AngularAcceleration", "LinearMechanicalPort",
+               "AngularMechanicalPort")
+KIND_OF_UNIT = {"N": "Force", "N.m": "Torque", "m/s": "LinearVelocity", "rad/s": "AngularVelocity",
+                "m": "LinearDisplacement", "rad": "AngularDisplacement", "m/s2": "LinearAcceleration",
+                "rad/s2": "AngularAcceleration"}
+PORTS = {"LinearMechanicalPort": ("Force", "LinearVelocity"), "AngularMechanicalPort": ("Torque", "AngularVelocity")}
+
+_XYZ = tuple(f"_{a}" for a in "xyz")
+# The vessel-crane interface: group name -> (kind, its variables or, for a port, its two sub-groups).
+INTERFACE = {
+    "interface_linear_port": ("LinearMechanicalPort", [("interface_force", [f"interface_force{a}" for a in _XYZ]),
+                                                        ("base_velocity", [f"base_velocity{a}" for a in _XYZ])]),
+    "interface_angular_port": ("AngularMechanicalPort",
+                               [("interface_moment", [f"interface_moment{a}" for a in _XYZ]),
+                                ("angular_velocity", [f"angular_velocity{a}" for a in _XYZ])]),
+    "orientation": ("AngularDisplacement", ["roll", "pitch", "yaw"]),
+    "angular_acceleration": ("AngularAcceleration", [f"angular_acceleration{a}" for a in _XYZ]),
+    "base_acceleration": ("LinearAcceleration", [f"base_acceleration{a}" for a in _XYZ]),
+}
+GROUP_CONNECTIONS = list(INTERFACE)  # each joins the group of that name on the vessel and on the crane
+
 SIMULATORS = {"vessel": "Vessel", "crane": "CraneOnMovingBase"}
+# System structure file -> {simulator: (FMU, initial values)}.
+PAIRS = {
+    "OspSystemStructure.xml": {"vessel": ("Vessel", {}), "crane": ("CraneOnMovingBase", {})},
+    "KnuckleBoomOnVessel_OspSystemStructure.xml": {"vessel": ("Vessel", dict(KNUCKLE_BOOM_VESSEL)),
+                                                   "crane": ("KnuckleBoomCraneOnMovingBase", {})},
+}
 
 
-def _names(table, prefix: str) -> list:
-    return [n for n, _, _ in table if n.startswith(prefix)]
+def _quantity_groups(variables: list, taken: set) -> list:
+    """``(kind, name, [variables])`` of the variables not in ``taken``: the ``_x/_y/_z`` components of one
+    quantity together, every other variable alone; the kind from the unit."""
+    groups, seen = [], set()
+    by_name = {v.name: v for v in variables}
+    for v in variables:
+        if v.name in taken or v.name in seen or v.kind != "real":
+            continue
+        stem = v.name[:-2] if v.name.endswith(_XYZ) else None
+        members = [f"{stem}{a}" for a in _XYZ] if stem else []
+        if stem and all(m in by_name and m not in taken and by_name[m].unit == v.unit for m in members):
+            name = stem
+        else:
+            name, members = v.name, [v.name]
+        seen.update(members)
+        groups.append((KIND_OF_UNIT.get(v.unit, "Generic"), name, members))
+    return groups
 
 
-def variable_groups() -> list:
-    """``(kind, name, [(sub-kind, sub-name, variables)] or variables)`` -- the same for both FMUs, whose
-    interface variables carry the same names (outputs on one side, inputs on the other)."""
-    return [
-        ("AngularMechanicalPort", "interface_angular_port",
-         [("Torque", "interface_moment", _names(WRENCH, "interface_moment")),
-          ("AngularVelocity", "angular_velocity", _names(MOTION, "angular_velocity"))]),
-        ("LinearMechanicalPort", "interface_linear_port",
-         [("Force", "interface_force", _names(WRENCH, "interface_force")),
-          ("LinearVelocity", "base_velocity", _names(BASE_VELOCITY, "base_velocity"))]),
-        ("Generic", "orientation", ["roll", "pitch", "yaw"]),
-        ("Generic", "angular_acceleration", _names(MOTION, "angular_acceleration")),
-        ("Generic", "base_acceleration", _names(MOTION, "base_acceleration")),
-    ]
+def variable_groups(spec) -> list:
+    """``(kind, name, content)`` of an FMU spec's inputs and outputs in OSP-IS order; ``content`` is the
+    variable names, or for a port ``[(sub-kind, sub-name, names), …]``."""
+    names = {v.name for v in spec.inputs} | {v.name for v in spec.outputs}
+    groups, taken = [], set()
+    for name, (kind, content) in INTERFACE.items():
+        if kind in PORTS:
+            subs = [(sub_kind, sub_name, members) for sub_kind, (sub_name, members) in zip(PORTS[kind], content)]
+            flat = [m for _, _, members in subs for m in members]
+            if set(flat) <= names:
+                groups.append((kind, name, subs))
+                taken.update(flat)
+        elif set(content) <= names:
+            groups.append((kind, name, list(content)))
+            taken.update(content)
+    for variables in (spec.inputs, spec.outputs):  # one causality per group
+        groups += _quantity_groups(list(variables), taken)
+    return sorted(groups, key=lambda g: GROUP_ORDER.index(g[0]))
+
+
+def osp_model_description(spec) -> str:
+    root = ET.Element("OspModelDescription", xmlns=MD_NAMESPACE, version="1.0")
+    groups = ET.SubElement(root, "VariableGroups")
+    for kind, name, content in variable_groups(spec):
+        group = ET.SubElement(groups, kind, name=name)
+        if kind in PORTS:
+            for sub_kind, sub_name, members in content:
+                _add_variables(ET.SubElement(group, sub_kind, name=sub_name), members)
+        else:
+            _add_variables(group, content)
+    return _text(root)
 
 
 def _add_variables(parent: ET.Element, names: list) -> None:
@@ -52,57 +126,46 @@ def _add_variables(parent: ET.Element, names: list) -> None:
         ET.SubElement(parent, "Variable", ref=n)
 
 
-def osp_model_description() -> str:
-    root = ET.Element("OspModelDescription", xmlns=MD_NAMESPACE, version="1.0")
-    groups = ET.SubElement(root, "VariableGroups")
-    for kind, name, content in variable_groups():
-        group = ET.SubElement(groups, kind, name=name)
-        if kind == "Generic":
-            _add_variables(group, content)
-            continue
-        for sub_kind, sub_name, names in content:
-            _add_variables(ET.SubElement(group, sub_kind, name=sub_name), names)
-    return _text(root)
-
-
 def _text(root: ET.Element) -> str:
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-# (from simulator, to simulator, variable): output → input of the same name.
-CONNECTIONS = ([("vessel", "crane", n) for n, _, _ in tuple(MOTION) + tuple(BASE_VELOCITY)]
-               + [("crane", "vessel", n) for n, _, _ in WRENCH])
-
-
-def osp_system_structure(step: float = 0.01, initial_values: dict | None = None) -> str:
-    """The coupled pair; ``initial_values`` is ``{simulator: {variable: value}}``."""
+def osp_system_structure(step: float = 0.01, initial_values: dict | None = None,
+                         simulators: dict | None = None) -> str:
+    """A vessel-crane pair; ``simulators`` is ``{name: (FMU, initial values)}`` (default: Vessel +
+    CraneOnMovingBase), ``initial_values`` ``{simulator: {variable: value}}`` added to those."""
+    simulators = simulators if simulators is not None else PAIRS["OspSystemStructure.xml"]
     root = ET.Element("OspSystemStructure", xmlns=SS_NAMESPACE, version="0.1")
     ET.SubElement(root, "StartTime").text = "0.0"
     ET.SubElement(root, "BaseStepSize").text = repr(float(step))
     ET.SubElement(root, "Algorithm").text = "fixedStep"
     sims = ET.SubElement(root, "Simulators")
-    for name, fmu in SIMULATORS.items():
+    for name, (fmu, values) in simulators.items():
         sim = ET.SubElement(sims, "Simulator", name=name, source=f"{fmu}.fmu", stepSize=repr(float(step)))
-        values = (initial_values or {}).get(name)
+        values = {**values, **(initial_values or {}).get(name, {})}
         if values:
             init = ET.SubElement(sim, "InitialValues")
             for var, value in values.items():
                 ET.SubElement(ET.SubElement(init, "InitialValue", variable=var), "Real", value=repr(float(value)))
     conns = ET.SubElement(root, "Connections")
-    for src, dst, var in CONNECTIONS:
-        c = ET.SubElement(conns, "VariableConnection")
-        ET.SubElement(c, "Variable", simulator=src, name=var)
-        ET.SubElement(c, "Variable", simulator=dst, name=var)
+    for group in GROUP_CONNECTIONS:
+        c = ET.SubElement(conns, "VariableGroupConnection")
+        ET.SubElement(c, "VariableGroup", simulator="vessel", name=group)
+        ET.SubElement(c, "VariableGroup", simulator="crane", name=group)
     return _text(root)
 
 
-def write_osp_files(out_dir: Path, step: float = 0.01) -> list:
-    """Write both model descriptions and the system structure into ``out_dir`` (next to the FMUs)."""
+def write_osp_files(out_dir: Path, step: float = 0.01, names=None) -> list:
+    """Every FMU's model description (or those of ``names``) and both system structures into ``out_dir``."""
     out_dir = Path(out_dir)
-    paths = [out_dir / f"{fmu}_OspModelDescription.xml" for fmu in SIMULATORS.values()]
-    for p in paths:
-        p.write_text(osp_model_description())
-    structure = out_dir / "OspSystemStructure.xml"
-    structure.write_text(osp_system_structure(step))
-    return paths + [structure]
+    paths = []
+    for name in (names if names is not None else sorted(SPECS)):
+        path = out_dir / f"{name}_OspModelDescription.xml"
+        path.write_text(osp_model_description(SPECS[name]()))
+        paths.append(path)
+    for file_name, simulators in PAIRS.items():
+        path = out_dir / file_name
+        path.write_text(osp_system_structure(step, simulators=simulators))
+        paths.append(path)
+    return paths

@@ -8,6 +8,9 @@ A *model* here is any object with
 * ``check_state(x)`` raising ``ValueError`` when the state left the model's validity;
 * optionally ``update_inputs(x, aux, old_inputs, new_inputs) -> (ẋ, aux)``, a cheap exact update of
   the last evaluation when only the inputs changed;
+* optionally ``impose_inputs(x, inputs) -> x``: the state with the part the inputs prescribe put in place
+  (the position and velocity of a moving base at a communication point), applied when the inputs change
+  and at the start of every step; inside a step that part evolves with the model;
 * optionally ``compiled(t, inputs) -> (core.native.NativeIntegration, kernel inputs) | None``: the whole
   right-hand side in the compiled kernel, valid from ``t`` up to the next switching time; an explicit
   stepper then runs its steps in the kernel too (same tableau and step-size control).
@@ -45,6 +48,9 @@ class CoSimulation:
         self.inputs = np.zeros(len(model.input_names)) if inputs is None else np.array(inputs, dtype=float)
         self.stepper = make_stepper(stepper, rtol=rtol, atol=atol, max_step=max_step)
         self.max_internal_steps = None if max_internal_steps is None else int(max_internal_steps)
+        self._impose = getattr(model, "impose_inputs", None)
+        if self._impose is not None:
+            self.x = self._impose(self.x, self.inputs)
         model.check_state(self.x)
         self._k = self._aux = None  # derivative and aux at (t, x) for the current inputs
 
@@ -56,6 +62,14 @@ class CoSimulation:
             else:
                 self._k = self._aux = None
             self.inputs = inputs.copy()
+            self._impose_inputs()
+
+    def _impose_inputs(self) -> None:
+        """Put the input-prescribed part of the state in place (a moving base); a change drops the cache."""
+        if self._impose is not None:
+            x = self._impose(self.x, self.inputs)
+            if not np.array_equal(x, self.x):
+                self.x, self._k, self._aux = x, None, None
 
     def _f(self, t: float, x: np.ndarray):
         return self.model.derivative(t, x, self.inputs)
@@ -78,6 +92,7 @@ class CoSimulation:
             self.stepper.step_budget = None
 
     def _step(self, dt: float) -> None:
+        self._impose_inputs()
         k, aux = self._current()
         t, x = self.t, self.x
         t_end = t + dt
@@ -139,11 +154,14 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
     times = np.asarray(times, dtype=float)
     x = np.array(x0, dtype=float)
     rows = []
+    impose = getattr(model, "impose_inputs", lambda x, u: x)
     u_in = np.asarray(inputs_at(times[0]), dtype=float)
+    x = impose(x, u_in)
     _, aux = model.derivative(times[0], x, u_in)
     rows.append(model.outputs(times[0], x, u_in, aux))
     for t0, t1 in zip(times[:-1], times[1:]):
         u_in = np.asarray(inputs_at(t0), dtype=float)
+        x = impose(x, u_in)
         sol = solve_ivp(lambda t, y: model.derivative(t, y, u_in)[0], (t0, t1), x, method=method,
                         rtol=rtol, atol=atol, first_step=min(t1 - t0, 1e-3))
         if not sol.success:

@@ -43,6 +43,13 @@ state), at ~10 loop iterations per point. ``"trapezoid"`` cuts the vessel's erro
 the monolithic ``VesselCrane`` FMU has too. A higher order for the whole run needs inputs that vary
 inside a step (input derivatives, ``canInterpolateInputs``), which pythonfmu does not offer.
 
+* ``"inertia"``: close the loop with the crane's interface inertia, no iteration. The crane FMU outputs
+  ``A`` and ``W₀`` with ``W = W₀ − A a`` (``inertia_outputs``, :mod:`models.vessel_crane.interface_inertia`);
+  both depend on the vessel's position and velocity only, not on its acceleration. At each communication
+  point the master passes the vessel's attitude and rates to the crane, reads ``A`` and ``W₀``, gives them to
+  the Vessel (which takes ``A`` into its own mass matrix), reads the vessel's now consistent accelerations and
+  passes them on: the loop of ``"iterate"`` closed exactly in two exchanges, whatever the added-mass ratio.
+
 The master never computes physics: it moves values between FMUs and records outputs.
 """
 from __future__ import annotations
@@ -56,14 +63,17 @@ import numpy as np
 
 from .runs import communication_grid
 from ..fmi.instance import FmuInstance
+from ..models.vessel_crane.interface_inertia import INERTIA_NAMES
 from ..models.vessel_crane.split import MOTION, WRENCH
 
 __all__ = ["FmuInstance", "SplitSettings", "run_split", "convergence_table", "observed_order",
            "MOTION_NAMES", "WRENCH_NAMES", "SCHEMES"]
 
-SCHEMES = ("iterate", "trapezoid", "jacobi")
+SCHEMES = ("iterate", "trapezoid", "jacobi", "inertia")
 MOTION_NAMES = [n for n, _, _ in MOTION]
 WRENCH_NAMES = [n for n, _, _ in WRENCH]
+INERTIA = [name for _, _, name in INERTIA_NAMES]
+WRENCH0_NAMES = [n.replace("force_", "force0_").replace("moment_", "moment0_") for n in WRENCH_NAMES]
 
 
 @dataclass
@@ -91,6 +101,16 @@ def _close_loop(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, s: 
         wrench = new
     raise RuntimeError(f"the vessel-crane loop did not converge in {s.max_iterations} iterations "
                        f"(last change {np.max(np.abs(new - wrench)):.3g})")
+
+
+def _close_with_inertia(vessel: FmuInstance, crane: FmuInstance) -> np.ndarray:
+    """The loop closed with the crane's interface inertia (``"inertia"``): two exchanges, no iteration.
+    Returns the wrench ``W₀ − A a`` the pair agrees on."""
+    crane.set(dict(zip(MOTION_NAMES, vessel.get(MOTION_NAMES))))  # attitude and rates: what A and W0 depend on
+    inertia, w0 = crane.get(INERTIA), crane.get(WRENCH0_NAMES)
+    vessel.set({**dict(zip(WRENCH_NAMES, w0)), **dict(zip(INERTIA, inertia))})
+    crane.set(dict(zip(MOTION_NAMES, vessel.get(MOTION_NAMES))))  # the accelerations under W0 - A a
+    return crane.get(WRENCH_NAMES)
 
 
 def _trapezoid_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, h: float, s: "SplitSettings") -> None:
@@ -123,11 +143,16 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
     rows_v, rows_c, iterations = [], [], []
     try:
         vessel.initialize(s.vessel_start)
-        crane.initialize({**s.crane_start, **crane_inputs(0.0)})
+        inertia_on = {"inertia_outputs": True} if s.scheme == "inertia" else {}
+        crane.initialize({**s.crane_start, **inertia_on, **crane_inputs(0.0)})
         wrench = crane.get(WRENCH_NAMES)
         t0 = time.perf_counter()
         for n, t in enumerate(times):
-            if s.scheme != "jacobi":
+            if s.scheme == "inertia":
+                crane.set(crane_inputs(t))
+                wrench = _close_with_inertia(vessel, crane)
+                iterations.append(0)
+            elif s.scheme != "jacobi":
                 crane.set(crane_inputs(t))
                 wrench, _, k = _close_loop(vessel, crane, wrench, s)
                 iterations.append(k)

@@ -59,9 +59,34 @@ void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const do
             if (q[i] < law->stop_low[i]) e += fmax(law->stop_k[i] * (law->stop_low[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
             else if (q[i] > law->stop_high[i]) e += fmin(law->stop_k[i] * (law->stop_high[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
         }
-        if (law->gravity_compensation && mgz) e += law->g * mgz[i];
+        if (law->gravity_compensation && mgz && !(law->prescribed && law->prescribed[i])) e += law->g * mgz[i];
         eff[i] = e;
     }
+}
+
+/* M udot = rhs when the coordinates flagged in pres follow the accelerations acc (kane.MultibodySystem.
+ * accelerations_with_prescribed is the specification): M_ff udot_f = rhs_f - M_fp acc_p, udot_p = acc_p.
+ * work: n * n + 2 * n doubles. Returns 0, or -1 when M_ff is not positive definite. */
+static int solve_prescribed(int n, const int *pres, const double *M, const double *rhs, const double *acc,
+                            double *udot, double *work) {
+    int nf = 0;
+    for (int i = 0; i < n; i++) nf += !pres[i];
+    double *L = work, *r = work + n * n, *x = r + n;
+    int a = 0;
+    for (int i = 0; i < n; i++) {
+        if (pres[i]) { udot[i] = acc[i]; continue; }
+        double s = rhs[i];
+        int b = 0;
+        for (int j = 0; j < n; j++) {
+            if (pres[j]) s -= M[i * n + j] * acc[j];
+            else L[a * nf + b++] = M[i * n + j];
+        }
+        r[a++] = s;
+    }
+    if (nf && mbs_solve_spd(nf, 1, L, r, x)) return -1;
+    a = 0;
+    for (int i = 0; i < n; i++) if (!pres[i]) udot[i] = x[a++];
+    return 0;
 }
 
 /* The state derivative of M udot + C u = tau (43) with tau = -g sum_k m_k dz_k/du (46) + e (the law's
@@ -80,6 +105,16 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
     mbs_law_efforts(law, n, q, u, inputs, mgz, eff);
     for (int i = 0; i < n; i++) rhs[i] = eff[i] - law->g * mgz[i] - Cu[i];
+    if (law->prescribed) { /* a moving base: eff_p becomes the generalized force that realises its motion */
+        if (solve_prescribed(n, law->prescribed, M, rhs, eff, udot, L)) return -1;
+        for (int i = 0; i < n; i++) {
+            if (!law->prescribed[i]) continue;
+            double s = Cu[i] + law->g * mgz[i];
+            for (int j = 0; j < n; j++) s += M[i * n + j] * udot[j];
+            eff[i] = s;
+        }
+        return 0;
+    }
     if (m->invert && Minv[0] == Minv[0]) {
         for (int i = 0; i < n; i++) {
             double s = 0.0;

@@ -143,6 +143,8 @@ typedef struct {
     const double *damping;      /* (n) */
     const double *stop_low, *stop_high, *stop_k, *stop_c; /* (n) each, or NULL: no end stops */
     int gravity_compensation;   /* 1: e -= tau_g = -g mgz */
+    const int *prescribed;      /* (n) or NULL: 1 where the coordinate follows a given motion (a moving base):
+                                 * the law's value there is its acceleration u'_i, not an effort */
 } mbs_effort_law;
 
 /* The law's efforts (effort_laws.CoordinateEffortLaw.efforts); mgz: the weight term of (46), for gravity

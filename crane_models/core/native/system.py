@@ -281,7 +281,7 @@ class NativeSystem:
             self._map_domain_error(rec, code)
         kin = NativeKinematics(rec, self._task_layout if task is not None else self._derivative_layout, self.invert)
         if code < 0:
-            if task is not None:
+            if task is not None or law.prescribed:
                 raise np.linalg.LinAlgError("mass matrix or constraint Schur complement is singular")
             # M not positive definite: numpy's general solve decides (as MultibodySystem.solve)
             kin.udot[:] = np.linalg.solve(kin.M, kin.efforts - law.g * kin.mgz - kin.Cu)
@@ -327,7 +327,8 @@ class NativeSystem:
 class _EffortLaw(ctypes.Structure):
     _fields_ = [("n_in", ctypes.c_int), ("g", ctypes.c_double)] + [
         (name, ctypes.c_void_p) for name in ("constant", "input_gain", "linear", "cubic", "damping", "stop_low",
-                                             "stop_high", "stop_k", "stop_c")] + [("gravity_compensation", ctypes.c_int)]
+                                             "stop_high", "stop_k", "stop_c")] + [("gravity_compensation", ctypes.c_int),
+                                                                                   ("prescribed", ctypes.c_void_p)]
 
 
 class NativeEffortLaw:
@@ -344,7 +345,10 @@ class NativeEffortLaw:
         ptrs = [a.ctypes.data for a in self._arrays]
         if not law.has_stops:
             ptrs[5:] = [None] * 4
-        self._struct = _EffortLaw(law.n_inputs, self.g, *ptrs, int(law.gravity_compensation))
+        self.prescribed = law.prescribed is not None
+        self._prescribed = np.ascontiguousarray(law.prescribed if self.prescribed else np.zeros(0), dtype=np.intc)
+        self._struct = _EffortLaw(law.n_inputs, self.g, *ptrs, int(law.gravity_compensation),
+                                  self._prescribed.ctypes.data if self.prescribed else None)
         self.pointer = ctypes.addressof(self._struct)
 
 

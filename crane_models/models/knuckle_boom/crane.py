@@ -29,7 +29,7 @@ from ...core.reactions import CylinderUnit, ReactionSolver
 from .parameters import KnuckleBoomController, KnuckleBoomInitialState, KnuckleBoomParameters
 
 __all__ = ["KnuckleBoomParameters", "KnuckleBoomCrane", "KnuckleBoomController", "KnuckleBoomInitialState",
-           "KnuckleBoomModel", "crane_bodies", "BODY_NAMES", "INPUTS", "OUTPUTS", "INTEGER_OUTPUTS"]
+           "KnuckleBoomModel", "crane_bodies", "crane_effort_law", "BODY_NAMES", "INPUTS", "OUTPUTS", "INTEGER_OUTPUTS"]
 
 BODY_NAMES = ("king", "boom2", "barrel2", "piston2", "boom3", "barrel3", "piston3")
 
@@ -39,12 +39,14 @@ def slender_inertia(m: float, length: float, axial_fraction: float = 0.0) -> np.
     return np.diag([i, i, axial_fraction * i])
 
 
-def crane_bodies(p: KnuckleBoomParameters) -> list:
-    """The seven bodies of section 5 as data (joint screws, maps (29)-(30), inertias (66))."""
+def crane_bodies(p: KnuckleBoomParameters, base: str | None = None, mount=(0.0, 0.0, 0.0)) -> list:
+    """The seven bodies of section 5 as data (joint screws, maps (29)-(30), inertias (66)); the king stands on
+    body ``base`` (``None``: the ground) at ``mount`` in its coordinates, with coordinates ``q1, q2, q3``
+    = 0, 1, 2."""
     c2, c3 = p.cylinder(2), p.cylinder(3)
     x, z = (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)
     return [
-        Body("king", None, "revolute", z, (0, 0, 0), 0, mass=p.m1,
+        Body("king", base, "revolute", z, tuple(mount), 0, mass=p.m1,
              inertia=slender_inertia(p.m1, p.l1, 0.1), com=(0, 0, p.d1)),
         Body("boom2", "king", "revolute", x, (0, 0, p.l1), 1, c2.alpha_map, p.m2,
              slender_inertia(p.m2, p.l2), (0, 0, p.d2)),
@@ -70,7 +72,10 @@ class KnuckleBoomCrane:
 
     n = 3
 
-    def __init__(self, params: KnuckleBoomParameters | None = None):
+    def __init__(self, params: KnuckleBoomParameters | None = None, base_bodies: tuple = (), n_coordinates: int = 3,
+                 mount=(0.0, 0.0, 0.0)):
+        """``base_bodies``: a chain the king stands on (its last body, at ``mount`` in its coordinates; their
+        coordinates from 3 up to ``n_coordinates``): a moving base or a vessel; none for the paper's fixed crane."""
         self.params = p = params if params is not None else KnuckleBoomParameters()
         validate(p)
         self.cylinders = {2: p.cylinder(2), 3: p.cylinder(3)}
@@ -87,7 +92,9 @@ class KnuckleBoomCrane:
                 a, b = cyl.alpha(q), cyl.beta(q)
                 if abs(cyl.transmission(a, b)) < 1e-3 * cyl.b2:
                     raise ParameterError(f"cylinder {k} passes a dead point (eq. (37) singular) at q{k} = {q:.4g} m")
-        self.system = MultibodySystem(crane_bodies(p), self.n)
+        base = base_bodies[-1].name if base_bodies else None
+        self.n = int(n_coordinates)
+        self.system = MultibodySystem(list(base_bodies) + crane_bodies(p, base, mount), self.n)
         self.reaction_solver = ReactionSolver(
             self.system, [CylinderUnit("barrel2", "piston2", "boom2"), CylinderUnit("barrel3", "piston3", "boom3")])
         ix = self.system.index
@@ -221,6 +228,24 @@ _REAL_OUTPUT_ORDER = (
        "end_stop_force3"])
 
 
+def crane_effort_law(crane: KnuckleBoomCrane, controller: KnuckleBoomController, enabled: bool) -> CoordinateEffortLaw:
+    """The law of ``q1, q2, q3``. Inputs ``w = [T1, F2, F3, q1_ref, q2_ref, q3_ref]``: efforts ``w[:3]`` plus,
+    with the controller, ``K_P (q_ref − q) − K_D u − τ_g``, plus the end stops of both cylinders
+    (:meth:`KnuckleBoomCrane.end_stop_forces`). The efforts act along the actuated joints, which are
+    the coordinates themselves (identity maps), so they are the generalized forces."""
+    sys = crane.system
+    if [sys.bodies[b].coordinate for b in crane.actuated] != [0, 1, 2] or any(
+            sys.bodies[b].joint_map is not identity_map for b in crane.actuated):
+        raise ValueError("the knuckle boom's actuated joints must be its coordinates q1, q2, q3")
+    gain, linear, damping = np.zeros((3, 6)), np.zeros(3), np.zeros(3)
+    gain[:, :3] = np.eye(3)
+    if enabled:
+        gain[:, 3:] = np.diag(controller.kp)
+        linear, damping = -controller.kp, -controller.kd
+    return CoordinateEffortLaw(np.zeros(3), gain, linear, np.zeros(3), damping, *crane.end_stops(),
+                               gravity_compensation=enabled)
+
+
 class KnuckleBoomModel:
     """The crane with its controller: inputs, state ``x = [q, u]``, outputs (the FMU's contract).
 
@@ -242,21 +267,7 @@ class KnuckleBoomModel:
         self._dynamics = StateDerivative(self.crane.system, self.law, self.crane.params.g)
 
     def _effort_law(self) -> CoordinateEffortLaw:
-        """Inputs ``w = [T1, F2, F3, q1_ref, q2_ref, q3_ref]``: efforts ``w[:3]`` plus, with the controller,
-        ``K_P (q_ref − q) − K_D u − τ_g``, plus the end stops of both cylinders
-        (:meth:`KnuckleBoomCrane.end_stop_forces`). The efforts act along the actuated joints, which are
-        the coordinates themselves (identity maps), so they are the generalized forces."""
-        sys, crane = self.crane.system, self.crane
-        if [sys.bodies[b].coordinate for b in crane.actuated] != [0, 1, 2] or any(
-                sys.bodies[b].joint_map is not identity_map for b in crane.actuated):
-            raise ValueError("the knuckle boom's actuated joints must be its coordinates q1, q2, q3")
-        gain, linear, damping = np.zeros((3, 6)), np.zeros(3), np.zeros(3)
-        gain[:, :3] = np.eye(3)
-        if self.controller_enabled:
-            gain[:, 3:] = np.diag(self._kp)
-            linear, damping = -self._kp, -self._kd
-        return CoordinateEffortLaw(np.zeros(3), gain, linear, np.zeros(3), damping, *crane.end_stops(),
-                                   gravity_compensation=self.controller_enabled)
+        return crane_effort_law(self.crane, self.controller, self.controller_enabled)
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         """``ẋ = [u; u̇]`` from (43) with gravity (67)-(68), controller, inputs and end stops.

@@ -1,10 +1,17 @@
-"""Demo scenario of the KnuckleBoomCrane FMU: a hoisting sequence, with the paper's Figs. 7-15 as plots."""
+"""Demo scenarios of the KnuckleBoomCrane FMUs: a hoisting sequence, with the paper's Figs. 7-15 as plots, on a fixed
+base and on a vessel in a moderate sea."""
 from __future__ import annotations
 
-from ...simulation.scenario import Scenario, smoothstep
-from .crane import INPUTS
+import math
 
-__all__ = ["knuckle_boom_hoisting", "SCENARIOS"]
+import numpy as np
+
+from ...simulation.scenario import Scenario, smoothstep
+from ..vessel_crane.split import euler_rate_matrix
+from .crane import INPUTS
+from .moving_base import INPUTS as MB_INPUTS
+
+__all__ = ["knuckle_boom_hoisting", "knuckle_boom_at_sea", "sea_motion", "SCENARIOS"]
 
 
 def _kb_signals(t: float) -> list:
@@ -49,4 +56,41 @@ def knuckle_boom_hoisting() -> Scenario:
     )
 
 
-SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting}
+# A moderate sea as the crane base feels it (not from the papers): roll 3° at 8 s, pitch 1.7° at 6 s, yaw 0.6° at
+# 20 s, and a heave and sway acceleration of the base point of 0.5 and 0.2 m/s² (a heave of 1 m at 9 s).
+_SEA_AMPLITUDE = np.array([0.05, 0.03, 0.01])  # rad
+_SEA_FREQUENCY = 2.0 * np.pi / np.array([8.0, 6.0, 20.0])  # rad/s
+
+
+def sea_motion(t: float) -> list:
+    """The motion inputs of a moving-base crane FMU at ``t`` (roll, pitch, yaw, ω, ω̇ in the base frame, base
+    acceleration, base velocity): Euler angles ``a sin(w t)`` with the consistent ``ω = E q̇`` and
+    ``ω̇ = E q̈ + Ė q̇`` of (53)."""
+    q = _SEA_AMPLITUDE * np.sin(_SEA_FREQUENCY * t)
+    qd = _SEA_AMPLITUDE * _SEA_FREQUENCY * np.cos(_SEA_FREQUENCY * t)
+    qdd = -_SEA_FREQUENCY ** 2 * q
+    r, p = q[0], q[1]
+    e_dot = np.array([[0.0, 0.0, -math.cos(p) * qd[1]],
+                      [0.0, -math.sin(r) * qd[0], math.cos(r) * math.cos(p) * qd[0] - math.sin(r) * math.sin(p) * qd[1]],
+                      [0.0, -math.cos(r) * qd[0], -math.sin(r) * math.cos(p) * qd[0] - math.cos(r) * math.sin(p) * qd[1]]])
+    E = euler_rate_matrix(r, p)
+    acc = [0.0, 0.2 * math.sin(2.0 * np.pi * t / 7.0), 0.5 * math.sin(2.0 * np.pi * t / 9.0)]
+    return list(q) + list(E @ qd) + list(E @ qdd + e_dot @ qd) + acc + [0.0, 0.0, 0.0]
+
+
+def knuckle_boom_at_sea(stop_time: float = 20.0) -> Scenario:
+    """The hoisting sequence on a vessel in a moderate sea (:func:`sea_motion`), for KnuckleBoomCraneOnMovingBase."""
+    def signals(t: float) -> list:
+        return _kb_signals(t) + sea_motion(t)
+
+    figures = knuckle_boom_hoisting().figures[:2] + [
+        ("interface_force", "Force of the crane on the vessel (base frame)",
+         [(f"interface_force_{a}", f"f_{a}") for a in "xyz"], "force [N]"),
+        ("interface_moment", "Moment of the crane on the vessel at the crane base (base frame)",
+         [(f"interface_moment_{a}", f"n_{a}") for a in "xyz"], "moment [N·m]")]
+    return Scenario(name="knuckle_boom_at_sea", fmu="KnuckleBoomCraneOnMovingBase", stop_time=stop_time,
+                    input_names=[n for n, _, _ in MB_INPUTS], signals=signals,
+                    start_values={"q1_0": 0.0, "q2_0": 0.6, "q3_0": 0.6}, figures=figures)
+
+
+SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting, "knuckle_boom_at_sea": knuckle_boom_at_sea}

@@ -1,15 +1,20 @@
-"""FMU ``KnuckleBoomCrane``: its variables and model factory. These variable names are a public contract:
+"""FMUs ``KnuckleBoomCrane`` and ``KnuckleBoomCraneOnMovingBase``: their variables and model factory. These variable names are a public contract:
 co-simulation configurations refer to them."""
 from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_parameter, parameters_from_dataclasses,
                          solver_options, split_values)
 from .crane import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
                     KnuckleBoomModel, KnuckleBoomParameters)
+from ..vessel_crane.ship import MOUNTING_OUTPUTS
+from ..vessel_crane.spec import mounting_parameters, on_ship
+from .moving_base import INPUTS as MB_INPUTS, OUTPUTS as MB_OUTPUTS, KnuckleBoomOnMovingBaseModel
 
-__all__ = ["knuckle_boom_spec", "FMUS"]
+__all__ = ["knuckle_boom_spec", "knuckle_boom_on_moving_base_spec", "FMUS"]
 
 
 def knuckle_boom_spec() -> FmuSpec:
@@ -35,14 +40,46 @@ def knuckle_boom_spec() -> FmuSpec:
         model = KnuckleBoomModel(split_values(values, KnuckleBoomParameters), split_values(values, KnuckleBoomController),
                                  bool(values["controller_enabled"]))
         x0 = split_values(values, KnuckleBoomInitialState).state()
-        for k in (2, 3):
-            lo, hi = model.crane.params.stroke(k)
-            if not lo <= x0[k - 1] <= hi:
-                raise ValueError(f"q{k}_0 = {x0[k - 1]!r} m is outside the stroke range [{lo:g}, {hi:g}] m")
+        _check_stroke(model.crane, x0)
         return model, x0, solver_options(values)
 
     return FmuSpec("KnuckleBoomCrane", "Knuckle boom crane with two hydraulic cylinders and joint reaction "
                    "forces (Cibicik & Egeland 2018)", params, inputs, outputs, build, stop_time=20.0, step_size=0.01)
 
 
-FMUS = {"KnuckleBoomCrane": knuckle_boom_spec}
+def knuckle_boom_on_moving_base_spec() -> FmuSpec:
+    """The same crane, parameters and solver settings on a base whose motion is an input (:mod:`.moving_base`)."""
+    fixed = knuckle_boom_spec()
+    inputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in MB_INPUTS]
+    inputs = [dataclasses.replace(v, start=s.start) if (s := _by_name(fixed.inputs, v.name)) else v for v in inputs]
+    outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None)
+               for n, u, d in tuple(MB_OUTPUTS) + tuple(MOUNTING_OUTPUTS)]
+    outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
+
+    def build(values: dict):
+        model = KnuckleBoomOnMovingBaseModel(split_values(values, KnuckleBoomParameters),
+                                             split_values(values, KnuckleBoomController),
+                                             bool(values["controller_enabled"]), bool(values["inertia_outputs"]))
+        crane_x0 = split_values(values, KnuckleBoomInitialState).state()
+        _check_stroke(model.crane, crane_x0)
+        x0 = np.zeros(model.state_size)
+        x0[:3], x0[9:12] = crane_x0[:3], crane_x0[3:]
+        return on_ship(model, values), x0, solver_options(values)
+
+    return FmuSpec("KnuckleBoomCraneOnMovingBase", "Knuckle boom crane (Cibicik & Egeland 2018) on a moving base: "
+                   "base motion in, the wrench on the vessel out by auxiliary generalized speeds (Cibicik & "
+                   "Egeland, moving base)", fixed.parameters + mounting_parameters(), inputs, outputs, build, stop_time=20.0, step_size=0.01)
+
+
+def _by_name(variables: list, name: str):
+    return next((v for v in variables if v.name == name), None)
+
+
+def _check_stroke(crane, x0) -> None:
+    for k in (2, 3):
+        lo, hi = crane.params.stroke(k)
+        if not lo <= x0[k - 1] <= hi:
+            raise ValueError(f"q{k}_0 = {x0[k - 1]!r} m is outside the stroke range [{lo:g}, {hi:g}] m")
+
+
+FMUS = {"KnuckleBoomCrane": knuckle_boom_spec, "KnuckleBoomCraneOnMovingBase": knuckle_boom_on_moving_base_spec}

@@ -81,14 +81,14 @@ def _inertia(m: float, length: float, weights: tuple) -> np.ndarray:
     return np.diag(np.asarray(weights, dtype=float) * m * length * length / 12.0)
 
 
-def vessel_bodies(p: VesselCraneParameters) -> list:
-    """Body 1 as yaw ``q3`` (z0), pitch ``q2`` (y) and roll ``q1`` (x) joints, eq. (53); the first two
-    bodies are massless frames of the Euler-angle chain."""
+def vessel_bodies(p: VesselCraneParameters, first: int = 0) -> list:
+    """Body 1 as yaw ``q3`` (z0), pitch ``q2`` (y) and roll ``q1`` (x) joints, eq. (53), with roll, pitch, yaw
+    the coordinates ``first … first+2``; the first two bodies are massless frames of the Euler-angle chain."""
     x, y, z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
     return [
-        Body("yaw", None, "revolute", z, coordinate=2),
-        Body("pitch", "yaw", "revolute", y, coordinate=1),
-        Body("vessel", "pitch", "revolute", x, coordinate=0, mass=p.m1,
+        Body("yaw", None, "revolute", z, coordinate=first + 2),
+        Body("pitch", "yaw", "revolute", y, coordinate=first + 1),
+        Body("vessel", "pitch", "revolute", x, coordinate=first, mass=p.m1,
              inertia=_inertia(p.m1, p.l1, (1, 1, 1)), com=(0.0, 0.0, -p.d1)),
     ]
 

@@ -10,8 +10,11 @@ from .crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneContr
 from .split import (CRANE_INPUTS, CRANE_OUTPUTS, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
                     CraneOnMovingBaseModel, CraneOnMovingBaseParameters, VesselInitialState, VesselModel,
                     VesselParameters, initial_state)
+from .interface_inertia import INERTIA_OUTPUTS
+from .ship import MOUNTING_OUTPUTS, MountPoint, ShipMountedModel, ShipMounting
 
-__all__ = ["vessel_crane_spec", "crane_on_moving_base_spec", "vessel_spec", "VESSEL_SOLVER_PARAMETERS", "FMUS"]
+__all__ = ["vessel_crane_spec", "crane_on_moving_base_spec", "vessel_spec", "VESSEL_SOLVER_PARAMETERS", "FMUS",
+           "mounting_parameters", "on_ship"]
 
 
 # The vessel crane FMUs (VesselCrane, CraneOnMovingBase, Vessel) step with Dormand-Prince 5(4) at rtol 1e-5 and
@@ -25,6 +28,33 @@ VESSEL_SOLVER_OPTIONS = ("max_step", "rtol", "atol")
 VESSEL_SOLVER_PARAMETERS = [integrator_parameter(2)] + SOLVER_PARAMETERS + [
     FmuVariable("atol", "", "absolute tolerance of the internal integrator (on angles [rad] and rates [rad/s])",
                 3e-6, low=1e-12, high=1e-2)]
+
+
+def mounting_parameters() -> list:
+    """The FMI parameters of :class:`.ship.ShipMounting` (mount point, heading, axis convention)."""
+    params = parameters_from_dataclasses(MountPoint())
+    return params + [FmuVariable("z_down", "", "axis convention of the ship's inputs and outputs: false = z up (x "
+                                 "forward, y to port), true = NED-style z down (x forward, y to starboard); gravity "
+                                 "acts along the world's down axis and is not part of base_acceleration", False,
+                                 "boolean"),
+                     FmuVariable("inertia_outputs", "", "compute the interface inertia A and W0 (outputs "
+                                 "interface_inertia_*, interface_*0_*; W = W0 - A a) at every output evaluation "
+                                 "(false: they stay 0 and the FMU runs faster)", False, "boolean")]
+
+
+def mounting_from(values: dict) -> ShipMounting:
+    return ShipMounting(*(float(values[n]) for n in ("mount_x", "mount_y", "mount_z", "mount_heading")),
+                        z_down=bool(values["z_down"]))
+
+
+def on_ship(model, values: dict):
+    """The model seen through the ship conventions of ``values``; the model itself for the defaults (today's)."""
+    mounting = mounting_from(values)
+    return model if mounting.is_identity else ShipMountedModel(model, mounting)
+
+
+def inertia_enabled(values: dict) -> bool:
+    return bool(values["inertia_outputs"])
 
 
 def vessel_crane_spec() -> FmuSpec:
@@ -49,15 +79,16 @@ def vessel_crane_spec() -> FmuSpec:
 def crane_on_moving_base_spec() -> FmuSpec:
     init = CraneInitialState()
     params = parameters_from_dataclasses(CraneOnMovingBaseParameters(), VesselCraneController(), init)
-    params += list(VESSEL_SOLVER_PARAMETERS)
+    params += list(VESSEL_SOLVER_PARAMETERS) + mounting_parameters()
     # Set-points start at the initial crane pose (unconnected, they hold the crane); the base starts at rest.
     inputs = real_variables(CRANE_INPUTS, {"q4_ref": init.q4_0, "q5_ref": init.q5_0, "q6_ref": init.q6_0})
-    outputs = real_variables(CRANE_OUTPUTS, {})
+    outputs = real_variables(tuple(CRANE_OUTPUTS) + tuple(MOUNTING_OUTPUTS), {})
 
     def build(values: dict):
         model = CraneOnMovingBaseModel(split_values(values, CraneOnMovingBaseParameters),
-                                       split_values(values, VesselCraneController))
-        return model, initial_state(split_values(values, CraneInitialState), "456"), solver_options(values, VESSEL_SOLVER_OPTIONS)
+                                       split_values(values, VesselCraneController), bool(values["inertia_outputs"]))
+        return (on_ship(model, values), initial_state(split_values(values, CraneInitialState), "456"),
+                solver_options(values, VESSEL_SOLVER_OPTIONS))
 
     return FmuSpec("CraneOnMovingBase", "Three-link crane on a moving base (vessel motion in, interface wrench "
                    "on the vessel out; Cibicik & Egeland, section III)", params, inputs, outputs, build,
@@ -66,7 +97,11 @@ def crane_on_moving_base_spec() -> FmuSpec:
 
 def vessel_spec() -> FmuSpec:
     params = parameters_from_dataclasses(VesselParameters(), VesselInitialState()) + list(VESSEL_SOLVER_PARAMETERS)
-    inputs = real_variables(VESSEL_INPUTS, {})
+    # The crane's interface inertia A (0: none): with it the wrench inputs are the crane's W0 and the vessel
+    # takes W = W0 - A a into its own solve (vessel_crane.interface_inertia).
+    inertia = [(name, unit, f"crane's interface inertia as input: {text.split(': ', 1)[1]}")
+               for name, unit, text in INERTIA_OUTPUTS]
+    inputs = real_variables(tuple(VESSEL_INPUTS) + tuple(inertia), {})
     outputs = real_variables(VESSEL_OUTPUTS, {})
 
     def build(values: dict):

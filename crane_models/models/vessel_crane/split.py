@@ -43,6 +43,8 @@ from ...core.effort_laws import cubic_springs, pd_control
 from ...core.kane import Body, Kinematics, MultibodySystem, skew_stack
 from ...core.parameters import validate
 from ...core.springs import cross
+from .interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_matrix, inertia_values,
+                                interface_inertia)
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
                            VesselCraneParameters, crane_bodies, vessel_bodies)
 
@@ -141,23 +143,27 @@ CRANE_OUTPUTS = tuple(
     + [(f"tip_{a}", "m", f"crane tip (end of the outer boom) relative to the crane base, {a} in Frame 1")
        for a in "xyz"]
     + [(f"applied_joint{i}_torque", "N.m", f"total torque in joint {i}: PD effort (63) plus input") for i in (4, 5, 6)]
+    + list(INERTIA_OUTPUTS) + list(WRENCH0_OUTPUTS)
 )
 VESSEL_INPUTS = tuple(WRENCH)
 VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 
 # Coordinates of the split crane's tree: 0-2 roll, pitch, yaw (as in VesselCrane), 3-5 crane, 6-8 base x, y, z.
 _BASE_SPEEDS = np.array([0, 1, 2, 6, 7, 8])
+_CRANE_SPEEDS = np.array([3, 4, 5])
+_INERTIA_INPUT_NAMES = [name for _, _, name in INERTIA_NAMES]
 
 
-def base_bodies() -> list:
-    """Massless translation of the base point (Frame 0 axes), then yaw, pitch, roll (53) about it."""
+def base_bodies(angles: tuple = (0, 1, 2), translation: tuple = (6, 7, 8)) -> list:
+    """Massless translation of the base point (Frame 0 axes), then yaw, pitch, roll (53) about it; the
+    coordinates of roll, pitch, yaw and of the translation along x0, y0, z0."""
     x, y, z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-    return [Body("base_x", None, "prismatic", x, coordinate=6),
-            Body("base_y", "base_x", "prismatic", y, coordinate=7),
-            Body("base_z", "base_y", "prismatic", z, coordinate=8),
-            Body("yaw", "base_z", "revolute", z, coordinate=2),
-            Body("pitch", "yaw", "revolute", y, coordinate=1),
-            Body("vessel", "pitch", "revolute", x, coordinate=0)]
+    return [Body("base_x", None, "prismatic", x, coordinate=translation[0]),
+            Body("base_y", "base_x", "prismatic", y, coordinate=translation[1]),
+            Body("base_z", "base_y", "prismatic", z, coordinate=translation[2]),
+            Body("yaw", "base_z", "revolute", z, coordinate=angles[2]),
+            Body("pitch", "yaw", "revolute", y, coordinate=angles[1]),
+            Body("vessel", "pitch", "revolute", x, coordinate=angles[0])]
 
 
 class _WithBaseAtOrigin:
@@ -176,7 +182,8 @@ class CraneOnMovingBaseModel:
     input_names = [name for name, _, _ in CRANE_INPUTS]
     state_size = 6
 
-    def __init__(self, params=None, controller: VesselCraneController | None = None):
+    def __init__(self, params=None, controller: VesselCraneController | None = None, inertia_outputs: bool = True):
+        self.inertia_outputs = bool(inertia_outputs)  # also output A and W0 (interface_inertia); 0 otherwise
         self.params = p = params if params is not None else CraneOnMovingBaseParameters()
         validate(p)
         self.controller = controller if controller is not None else VesselCraneController()
@@ -239,6 +246,15 @@ class CraneOnMovingBaseModel:
         tip = self.tip_position(kin)
         out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
         out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
+        out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (vessel_crane.ship)
+        if not self.inertia_outputs:
+            out.update(INERTIA_ZEROS)
+            return {k: float(v) for k, v in out.items()}
+        A = interface_inertia(self.system.mass_matrix(kin), _BASE_SPEEDS, _CRANE_SPEEDS,
+                              euler_rate_matrix_inverse(kin.q[0], kin.q[1]), kin.rotation[self._vessel])
+        m = inputs[6:18]
+        w0 = np.concatenate((force, moment)) + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a
+        out.update(inertia_values(A, w0[:3], w0[3:]))
         return {k: float(v) for k, v in out.items()}
 
     def check_state(self, x: np.ndarray) -> None:
@@ -249,7 +265,7 @@ class CraneOnMovingBaseModel:
 class VesselModel:
     """Body 1 on its cubic springs under an external wrench at the crane base; ``x = [q1..q3, u1..u3]``."""
 
-    input_names = [name for name, _, _ in VESSEL_INPUTS]
+    input_names = [name for name, _, _ in VESSEL_INPUTS] + [name for _, _, name in INERTIA_NAMES]
     state_size = 6
 
     def __init__(self, params=None):
@@ -272,8 +288,26 @@ class VesselModel:
         kin = self.system.kinematics(x[:3], x[3:])
         tau = self.system.gravity_forces(kin, self.params.g) + self._springs.efforts(x[:3], x[3:], inputs[:0])
         tau += self.system.generalized_forces(kin, self.external_wrenches(inputs[:3], inputs[3:6]))
-        udot, _, _ = self.system.accelerations(kin, tau)
+        A = inertia_matrix(dict(zip(_INERTIA_INPUT_NAMES, inputs[6:].tolist()))) if inputs.size > 6 else None
+        if A is None or not A.any():
+            udot, _, _ = self.system.accelerations(kin, tau)
+        else:
+            udot = self.accelerations_with_crane_inertia(kin, tau, A)
         return np.concatenate((x[3:], udot)), (kin, udot)
+
+    def accelerations_with_crane_inertia(self, kin: Kinematics, tau: np.ndarray, A: np.ndarray) -> np.ndarray:
+        """``u̇`` when the wrench input is ``W₀`` and the crane adds ``−A a`` (:mod:`.interface_inertia`):
+        with ``a = [a_P; ω̇] = G u̇ + c`` (``ω̇ = P_ω u̇ + Ṗ_ω u``, ``a_P = ω̇ × r + ω × (ω × r)``, r the crane base)
+        and ``τ_W = Gᵀ W`` (the same map carries velocities), ``(M + Gᵀ A G) u̇ = τ − C u − Gᵀ A c``."""
+        b = self._vessel
+        p_w = kin.P[b, :3, :]
+        omega = kin.twist[b, :3]
+        r_hat = skew_stack(self._base[None])[0]
+        G = np.concatenate((-r_hat @ p_w, p_w))
+        w_dot_u = kin.Pdot[b, :3, :] @ kin.u
+        c = np.concatenate((-r_hat @ w_dot_u + cross(omega, cross(omega, self._base)), w_dot_u))
+        M, C = self.system.mass_and_coriolis(kin)
+        return np.linalg.solve(M + G.T @ A @ G, tau - C @ kin.u - G.T @ (A @ c))
 
     def motion(self, kin: Kinematics, udot: np.ndarray) -> dict:
         """ω, ω̇ (Frame 1) and velocity and acceleration of the crane base point: the vessel turns about

@@ -1,0 +1,120 @@
+"""Ship co-simulation (issue 12): real-time factor of KnuckleBoomCraneOnMovingBase against KnuckleBoomCrane in the
+same run, and where the time of a step goes.
+
+Both FMUs run the 20 s hoisting sequence under ``fmpy.simulate_fmu`` at 10 ms (the moving-base one on the
+at-sea base motion of ``knuckle_boom_at_sea``), alternately ``ROUNDS`` times after an untimed warm-up; the ratio
+is taken per round (the machine is shared: a ratio from one round is the figure, the median over rounds the
+summary). Target: ratio >= 0.8.
+
+Then (unless ``--rtf-only``) the convergence table of every coupling scheme of ``simulation/split_masters.py``
+on the knuckle boom pair (Vessel with the 3000 t parameter set + KnuckleBoomCraneOnMovingBase, the hoisting
+sequence, first ``PAIR_STOP`` s) against the monolithic ``KnuckleBoomOnVesselModel`` with the set-points
+continuous in time (DOP853, rtol 1e-10): largest error of the vessel angles [rad] and of the crane's
+coordinates, steps 20 … 1 ms, with RTF at 10 ms. The paper's scaled pair has its own table in
+``bench_vessel_split.py`` (it includes the "inertia" scheme too).
+
+    python benchmarks/bench_ship.py [--rtf-only]
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from benchlib import per_call, print_table  # noqa: E402
+
+ROUNDS = 5
+PAIR_STOP = 4.0
+STEPS = (0.02, 0.01, 0.005, 0.002, 0.001)
+
+
+def evaluation_costs() -> list:
+    """Cost of one state derivative and of the outputs, called from Python, for both models."""
+    from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
+    from crane_models.models.knuckle_boom.moving_base import KnuckleBoomOnMovingBaseModel
+    from crane_models.models.knuckle_boom.scenarios import knuckle_boom_at_sea
+
+    fixed, moving = KnuckleBoomModel(), KnuckleBoomOnMovingBaseModel()
+    w_fixed = np.array([0.0, 0.0, 0.0, 0.1, 0.7, 0.6])
+    w_moving = knuckle_boom_at_sea().inputs_at(1.3)
+    x_fixed = np.array([0.1, 0.7, 0.6, 0.1, 0.05, -0.02])
+    x_moving = moving.impose_inputs(np.concatenate((x_fixed[:3], np.zeros(6), x_fixed[3:], np.zeros(6))), w_moving)
+    rows = []
+    for name, model, x, w in (("KnuckleBoomCrane", fixed, x_fixed, w_fixed),
+                              ("KnuckleBoomCraneOnMovingBase", moving, x_moving, w_moving)):
+        _, aux = model.derivative(0.0, x, w)
+        rows.append((f"{name}: one evaluation from Python", "-", f"{per_call(lambda: model.derivative(0.0, x, w)) * 1e6:.1f} us"))
+        rows.append((f"{name}: outputs", "-", f"{per_call(lambda: model.outputs(0.0, x, w, aux), 500) * 1e6:.1f} us"))
+    return rows
+
+
+def main() -> int:
+    from crane_models.fmi.build import build_fmu
+    from crane_models.models.knuckle_boom.scenarios import knuckle_boom_at_sea, knuckle_boom_hoisting
+    from crane_models.simulation.runs import run_fmu
+
+    fixed_sc, moving_sc = knuckle_boom_hoisting(), knuckle_boom_at_sea()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        fixed = build_fmu("KnuckleBoomCrane", tmp)
+        moving = build_fmu("KnuckleBoomCraneOnMovingBase", tmp)
+        run_fmu(fixed, fixed_sc, 0.01, warm_up=True)
+        run_fmu(moving, moving_sc, 0.01, warm_up=True)
+        ratios, rows = [], []
+        for r in range(ROUNDS):
+            _, wall_fixed = run_fmu(fixed, fixed_sc, 0.01)
+            _, wall_moving = run_fmu(moving, moving_sc, 0.01)
+            rtf_fixed, rtf_moving = fixed_sc.stop_time / wall_fixed, moving_sc.stop_time / wall_moving
+            ratios.append(rtf_moving / rtf_fixed)
+            rows.append((f"round {r + 1}: RTF KnuckleBoomCrane / OnMovingBase / ratio", "10 ms",
+                         f"{rtf_fixed:.1f} / {rtf_moving:.1f} / {ratios[-1]:.2f}"))
+        rows.append(("median ratio OnMovingBase / KnuckleBoomCrane (target >= 0.8)", "10 ms",
+                     f"{statistics.median(ratios):.2f}"))
+    rows += evaluation_costs()
+    print_table(rows, width=66)
+    if "--rtf-only" not in sys.argv:
+        convergence()
+    return 0
+
+
+def convergence() -> None:
+    from scipy.integrate import solve_ivp
+
+    from crane_models.fmi.build import build_fmu
+    from crane_models.models.knuckle_boom.on_vessel import KnuckleBoomOnVesselModel
+    from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
+    from crane_models.models.vessel_crane.vessels import KNUCKLE_BOOM_VESSEL, knuckle_boom_vessel
+    from crane_models.simulation.split_masters import SCHEMES, SplitSettings, convergence_table, run_split
+
+    sc = knuckle_boom_hoisting()
+    model = KnuckleBoomOnVesselModel(knuckle_boom_vessel())
+    x0 = np.zeros(12)
+    x0[1:3] = 0.6
+    sol = solve_ivp(lambda t, x: model.derivative(t, x, sc.inputs_at(t))[0], (0.0, PAIR_STOP), x0, method="DOP853",
+                    rtol=1e-10, atol=1e-10, dense_output=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        vessel, crane = build_fmu("Vessel", tmp), build_fmu("KnuckleBoomCraneOnMovingBase", tmp)
+        for scheme in SCHEMES:
+            errors = {}
+            for h in STEPS:
+                r = run_split(vessel, crane, PAIR_STOP, h, lambda t: dict(zip(sc.input_names, sc.inputs_at(t))),
+                              SplitSettings(scheme=scheme, vessel_start=dict(KNUCKLE_BOOM_VESSEL)))
+                ref = np.array([sol.sol(t) for t in r["time"]])
+                vessel_q = np.column_stack([r[f"vessel.{n}"] for n in ("roll", "pitch", "yaw")])
+                crane_q = np.column_stack([r[f"crane.q{i}"] for i in (1, 2, 3)])
+                errors[h] = {"q vessel [rad]": np.abs(vessel_q - ref[:, 3:6]).max(),
+                             "q crane": np.abs(crane_q - ref[:, :3]).max()}
+                if h == 0.01:
+                    print(f"RTF at 10 ms, knuckle boom pair, {scheme}: {PAIR_STOP / r['wall']:.2f} "
+                          f"(mean loop iterations per point {np.mean(r['iterations']):.1f})", flush=True)
+            print(f"\nscheme {scheme}\n" + convergence_table(errors) + "\n", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

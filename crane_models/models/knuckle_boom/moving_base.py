@@ -1,0 +1,248 @@
+"""The knuckle boom crane (Cibicik & Egeland 2018, section 5) on a moving base: the vessel's motion is an input,
+the wrench the crane puts on the vessel an output, by the moving-base paper's method of auxiliary generalized
+speeds (Cibicik & Egeland, *Determination of constraint forces for an offshore crane on a moving base*, §II-C,
+eqs. (40)-(50), the cut (67) of §III-C applied to the king joint).
+
+The body tree is the fixed crane's (:func:`.crane.crane_bodies`, with all its parameters, controller, end stops
+and reactions) standing on a massless base chain: translation of the base point along the Frame 0 axes
+(``q7 … q9``), then yaw ``q6``, pitch ``q5``, roll ``q4`` with ``R^0_1 = R_z R_y R_x`` (53)
+(:func:`vessel_crane.split.base_bodies`). The six base speeds are *prescribed*: the effort law gives their
+accelerations (:func:`core.effort_laws.prescribed_accelerations`) and the kernel solves
+``M_ff u̇_f = τ_f − (C u)_f − M_fp u̇_p`` (43) in the same call that steps the crane -- the compiled kernel path
+of the fixed crane, one tree, no second dynamics engine.
+
+Motion interface (vectors in Frame 1, the base frame, as :mod:`vessel_crane.split`): ``roll``, ``pitch``,
+``yaw``; ``angular_velocity_*`` ``ω^1_{01}``; ``angular_acceleration_*``; ``base_acceleration_*`` the
+acceleration of the crane base point (origin of Frame 1, where the king joint sits) relative to Frame 0,
+gravity **not** included (gravity is ``−g z0`` of Frame 0, applied to every body).
+
+Choices where the papers are silent:
+
+* At each communication point the base's angles and Euler rates are put to the inputs' values
+  (``impose_inputs``; the base point at the origin and at rest: the dynamics are Galilean-invariant and
+  gravity uniform). Inside the step the base moves on with the Euler-angle accelerations and the Frame 0
+  translational acceleration of the step's start held -- one consistent motion, so FMU and standalone
+  solver integrate the same thing.
+* The controller's gravity compensation ``− τ_g`` uses the crane's generalized gravity forces in the tilted
+  base (what a crane controller with an inclinometer would compensate); on a level, resting base it is the
+  fixed crane's.
+* ``interface_moment_z`` is the reaction of the slewing torque ``T1`` on the vessel (not a constraint
+  moment: the cut (67) has none about the slewing axis); a ship simulator needs the full wrench.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut
+from ...core.effort_laws import CoordinateEffortLaw, prescribed_accelerations, stacked
+from ...core.kane import Kinematics
+from ...core.parameters import validate
+from ...core.screws import rot_x, rot_y, rot_z
+from ...core.state_derivative import StateDerivative
+from ..vessel_crane.interface_inertia import (INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_values,
+                                              interface_inertia)
+from ..vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH, base_bodies, euler_rate_matrix_inverse
+from .crane import (INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController, KnuckleBoomCrane,
+                    KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
+
+__all__ = ["KnuckleBoomOnMovingBaseModel", "KING_CUT", "INPUTS", "OUTPUTS", "INTEGER_OUTPUTS", "BASE_ANGLES",
+           "BASE_TRANSLATION"]
+
+# Coordinates: q1-q3 the crane (as the fixed crane), q4-q6 roll, pitch, yaw, q7-q9 the base point along x0, y0, z0.
+BASE_ANGLES, BASE_TRANSLATION = (3, 4, 5), (6, 7, 8)
+N_COORDINATES = 9
+_PRESCRIBED, _FREE = slice(3, 9), slice(0, 3)
+# The cut of §III-C on the king joint: moments about x, y and forces along x, y, z of the king frame (67).
+KING_CUT = ConstraintCut("king", ("rx", "ry", "tx", "ty", "tz"))
+
+INPUTS = tuple(KB_INPUTS) + tuple(MOTION) + tuple(BASE_VELOCITY)
+_MOTION_AT = len(KB_INPUTS)  # inputs[_MOTION_AT:] = roll, pitch, yaw, ω (3), ω̇ (3), base acceleration (3)
+
+OUTPUTS = (
+    [("q1", "rad", "king slew angle"), ("q2", "m", "piston extension of cylinder 2"),
+     ("q3", "m", "piston extension of cylinder 3"), ("u1", "rad/s", "king slew rate"),
+     ("u2", "m/s", "piston speed of cylinder 2"), ("u3", "m/s", "piston speed of cylinder 3"),
+     ("alpha2", "rad", "angle of Joint 2 (Frame 1 to 2), eq. (29)"),
+     ("alpha3", "rad", "angle of Joint 3 (Frame 2 to 3), eq. (29)"),
+     ("beta2", "rad", "angle of barrel 2 (Frame 1 to b2), eq. (30)"),
+     ("beta3", "rad", "angle of barrel 3 (Frame 2 to b3), eq. (30)")]
+    + [(f"tip_{a}", "m", f"crane tip relative to the crane base, {a} in the base frame") for a in "xyz"]
+    + list(WRENCH)
+    + _wrench_outputs("joint1", "the base frame", "reaction on the king in Joint 1, eq. (69)")
+    + _wrench_outputs("joint2", "Frame 2", "reaction on Body 2 in Joint 2, eq. (71)")
+    + _wrench_outputs("joint3", "Frame 3", "reaction on Body 3 in Joint 3, eq. (73)")
+    + [("applied_king_torque", "N.m", "total king torque: controller plus input (Fig. 15)"),
+       ("applied_cylinder2_force", "N", "total cylinder 2 force: controller plus input (Fig. 15)"),
+       ("applied_cylinder3_force", "N", "total cylinder 3 force: controller plus input (Fig. 15)"),
+       ("end_stop_force2", "N", "end-stop force on piston 2 (nonzero only beyond a stroke limit)"),
+       ("end_stop_force3", "N", "end-stop force on piston 3 (nonzero only beyond a stroke limit)")]
+)
+_OUTPUT_NAMES = [name for name, _, _ in OUTPUTS]
+OUTPUTS = tuple(OUTPUTS) + tuple(INERTIA_OUTPUTS) + tuple(WRENCH0_OUTPUTS)
+
+
+class KnuckleBoomOnMovingBaseModel:
+    """The knuckle boom crane with its controller on a prescribed base motion; state ``x = [q; u]`` of all nine
+    coordinates (the base part is the inputs' at every communication point)."""
+
+    input_names = [name for name, _, _ in INPUTS]
+    state_size = 2 * N_COORDINATES
+
+    def __init__(self, params: KnuckleBoomParameters | None = None,
+                 controller: KnuckleBoomController | None = None, controller_enabled: bool = True,
+                 inertia_outputs: bool = True):
+        """``inertia_outputs``: also output A and W₀ (:mod:`vessel_crane.interface_inertia`; 0 otherwise)."""
+        self.inertia_outputs = bool(inertia_outputs)
+        base = base_bodies(BASE_ANGLES, BASE_TRANSLATION)
+        self.crane = KnuckleBoomCrane(params, tuple(base), N_COORDINATES)
+        self.controller = controller if controller is not None else KnuckleBoomController()
+        validate(self.controller)
+        self.law: CoordinateEffortLaw = stacked(crane_effort_law(self.crane, self.controller, controller_enabled),
+                                                prescribed_accelerations(6))
+        self.system = system = self.crane.system
+        self._dynamics = StateDerivative(system, self.law, self.crane.params.g)
+        self.interface = AuxiliarySpeeds(system, KING_CUT)
+        ix = system.index
+        self._base, self._king = ix["vessel"], ix["king"]
+        self._angle_bodies = [ix[n] for n in ("boom2", "boom3", "barrel2", "barrel3")]  # alpha2, alpha3, beta2, beta3
+        self._cached = (None, None)
+
+    # -- the base motion ------------------------------------------------------------------------------
+    def base_motion(self, inputs: np.ndarray) -> tuple:
+        """``(angles, Euler rates, kernel inputs)`` of the inputs (cached: asked for by ``impose_inputs``,
+        ``derivative`` and ``compiled`` with the same inputs). The kernel inputs are the crane's six, then the
+        prescribed ``u̇`` of the base: the Euler-angle accelerations ``E⁻¹ (ω̇ − Ė q̇)`` and the base-point
+        acceleration in Frame 0, ``R^0_1 a``."""
+        key = inputs.tobytes()
+        if self._cached[0] == key:
+            return self._cached[1]
+        values = inputs.tolist()
+        angles, rates, udot_base = base_motion_of(values[_MOTION_AT:])
+        out = (np.array(angles), np.array(rates), np.array(values[:_MOTION_AT] + udot_base))
+        self._cached = (key, out)
+        return out
+
+    def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """``x`` with the base at the inputs' angles and Euler rates ``E⁻¹ ω`` (53), the base point at the
+        origin and at rest (Galilean invariance)."""
+        angles, rates, _ = self.base_motion(inputs)
+        n = N_COORDINATES
+        out = np.array(x, dtype=float)
+        out[3:6], out[n + 3:n + 6] = angles, rates
+        out[6:9] = out[n + 6:] = 0.0
+        return out
+
+    def kernel_inputs(self, inputs: np.ndarray) -> np.ndarray:
+        """The effort law's inputs (see :meth:`base_motion`)."""
+        return self.base_motion(inputs)[2]
+
+    # -- the model interface of simulation.cosimulation -------------------------------------------
+    def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        kin = self._dynamics(x, self.kernel_inputs(inputs))
+        return kin.xdot, kin
+
+    def compiled(self, t: float, inputs: np.ndarray):
+        """The whole right-hand side in the kernel (:mod:`simulation`'s hook), None without the kernel."""
+        return self._dynamics.compiled(self.kernel_inputs(inputs))
+
+    def applied_efforts(self, kin: Kinematics) -> tuple:
+        """``(effort, stop, active)`` of the three actuators (as :meth:`KnuckleBoomModel.applied_efforts`)."""
+        stop, active = self.crane.end_stop_forces(kin.q[:3], kin.u[:3])
+        return kin.efforts[:3] - stop, stop, active
+
+    def applied_wrenches(self, kin: Kinematics, actuators: np.ndarray) -> np.ndarray:
+        """Weights and actuator wrenches (67)-(68) ``[f; n]`` at each COG; ``actuators = [T1, F2, F3]`` in total."""
+        return self.crane.system.gravity_wrenches(kin, self.crane.params.g) + self.crane.actuator_wrenches(actuators)
+
+    def interface_wrench(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
+                         applied: np.ndarray | None = None) -> tuple:
+        """``(force, moment)`` the crane exerts on the base at the crane base point, base frame: minus the
+        constraint wrench ``S ρ`` of the king joint (50), (67) and minus the slewing torque about the slewing
+        axis. ``applied``: :meth:`applied_wrenches`, when the caller has them."""
+        if applied is None:
+            applied = self.applied_wrenches(kin, actuators)
+        rho = self.interface.magnitudes(kin, udot, applied)
+        w = self.interface.wrench(rho)  # [n; f] on the king, king frame
+        w[2] += actuators[0]
+        r = self.base_from_king(kin)
+        return -(r @ w[3:]), -(r @ w[:3])
+
+    def base_from_king(self, kin: Kinematics) -> np.ndarray:
+        """``R^1_king``: king-frame vectors in the base frame."""
+        return kin.rotation[self._base].T @ kin.rotation[self._king]
+
+    def tip_position(self, kin: Kinematics) -> np.ndarray:
+        """Crane tip relative to the crane base point, base frame."""
+        b = self._base
+        return kin.rotation[b].T @ (self.crane.tip_position(kin) - kin.origin[b])
+
+    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        kin = aux
+        effort, stop, active = self.applied_efforts(kin)
+        actuators = effort + stop
+        applied = self.applied_wrenches(kin, actuators)
+        force, moment = self.interface_wrench(kin, kin.udot, actuators, applied)
+        r = self.crane.reactions(kin, kin.udot, applied)
+        rotation = kin.rotation
+        joint1 = r["joint1"].reshape(2, 3) @ rotation[self._base]  # Frame 0 -> base frame: (R^T v)^T = v^T R
+        origin = kin.origin[self._base]
+        tip = (self.crane.tip_position(kin) - origin) @ rotation[self._base]
+        values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joint1.ravel(),
+                                 r["joint2"], r["joint3"], effort, stop[1:])).tolist()
+        out = dict(zip(_OUTPUT_NAMES, values))
+        out["end_stop_active"] = int(active)
+        out["point_of_attack_x"] = out["point_of_attack_y"] = out["point_of_attack_z"] = 0.0  # the base point itself
+        if not self.inertia_outputs:
+            out.update(INERTIA_ZEROS)
+            return out
+        A = self.interface_inertia(kin)
+        m = inputs[_MOTION_AT:]
+        w0 = np.concatenate((force, moment)) + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a
+        out.update(inertia_values(A, w0[:3], w0[3:]))
+        return out
+
+    def interface_inertia(self, kin: Kinematics) -> np.ndarray:
+        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`)."""
+        return interface_inertia(kin.M, _PRESCRIBED, _FREE, euler_rate_matrix_inverse(kin.q[3], kin.q[4]),
+                                 kin.rotation[self._base])
+
+    def check_state(self, x: np.ndarray) -> None:
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"state became non-finite: {x}")
+        for k in (2, 3):
+            self.crane.cylinders[k].check(float(x[k - 1]))
+        if abs(x[4]) > 1.4:  # E of (53) is singular at pitch ±π/2
+            raise ValueError(f"base pitch = {x[4]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")
+
+
+
+
+def base_motion_of(motion: list) -> tuple:
+    """``(angles, q̇, u̇_base)`` of the motion inputs ``[roll, pitch, yaw, ω (3), ω̇ (3), a (3)]`` (Frame 1): the
+    Euler rates ``q̇ = E⁻¹ ω``, the Euler accelerations ``q̈ = E⁻¹ (ω̇ − Ė q̇)`` of (53) and the base-point
+    acceleration in Frame 0, ``R^0_1 a`` -- as :func:`vessel_crane.split.euler_rates` and
+    :func:`~vessel_crane.split.euler_accelerations` (the tests compare), written out in floats: numpy's
+    3-vectors cost more than the arithmetic, once per communication step."""
+    r, p, y, wx, wy, wz, ax, ay, az, bx, by, bz = motion[:12]
+    c1, s1, c2, s2, c3, s3 = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    t = s2 / c2
+
+    def e_inverse(v0: float, v1: float, v2: float) -> list:
+        return [v0 + s1 * t * v1 + c1 * t * v2, c1 * v1 - s1 * v2, (s1 * v1 + c1 * v2) / c2]
+
+    d1, d2, d3 = e_inverse(wx, wy, wz)
+    e_dot_rates = (-c2 * d2 * d3, -s1 * d1 * d2 + (c1 * c2 * d1 - s1 * s2 * d2) * d3,
+                   -c1 * d1 * d2 - (s1 * c2 * d1 + c1 * s2 * d2) * d3)
+    qdd = e_inverse(ax - e_dot_rates[0], ay - e_dot_rates[1], az - e_dot_rates[2])
+    # R_z(y) R_y(p) R_x(r) [bx, by, bz]
+    v1 = (bx, c1 * by - s1 * bz, s1 * by + c1 * bz)
+    v2 = (c2 * v1[0] + s2 * v1[2], v1[1], -s2 * v1[0] + c2 * v1[2])
+    acc0 = [c3 * v2[0] - s3 * v2[1], s3 * v2[0] + c3 * v2[1], v2[2]]
+    return [r, p, y], [d1, d2, d3], qdd + acc0
+
+
+def base_rotation(angles: np.ndarray) -> np.ndarray:
+    """``R^0_1 = R_z(yaw) R_y(pitch) R_x(roll)``, eq. (53)."""
+    return rot_z(angles[2]) @ rot_y(angles[1]) @ rot_x(angles[0])
