@@ -398,3 +398,12 @@ def test_progress_bar_follows_simulated_time():
         tracker.update_to(t)
         assert bar.n == pytest.approx(t, abs=1e-12)
     bar.close()
+
+
+def test_ship_pairs_are_skipped_with_a_reason_when_their_system_structures_are_missing(tmp_path, capsys):
+    """The full demo adds the libcosim ship pairs; without their OSP system structures it says what is missing
+    instead of failing (the pairs themselves run in tests/test_osp_files.py)."""
+    from crane_models.app.demo import ship_rows
+
+    assert ship_rows(tmp_path / "ship", tmp_path, 0.01, quiet=True) == []
+    assert "OspSystemStructure.xml" in capsys.readouterr().out

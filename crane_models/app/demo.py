@@ -36,6 +36,9 @@ def add_commands(sub) -> None:
                                              "of building them into OUT/fmus")
     d.add_argument("--no-reference", action="store_true", help="skip the standalone reference solver")
     d.add_argument("--quiet", action="store_true", help="no progress, no table (summary.json is still written)")
+    d.add_argument("--no-ship", action="store_true",
+                   help="skip the ship co-simulation pairs (Vessel + crane FMUs in libcosim from their OSP system "
+                        "structures against the monolithic model), which the full demo runs")
     d.set_defaults(func=demo_command)
 
 
@@ -58,8 +61,9 @@ def demo_command(args: argparse.Namespace) -> int:
     check_demo_step(args.step, scenarios)
     out = writable_dir(args.out, "--out")
     fmu_dir = writable_dir(args.fmus or out / "fmus", "--fmus")
+    ship = not (args.scenario or args.no_ship or args.no_reference)
     run_demo(out, args.step, fmu_dir, names=list(scenarios), reference=not args.no_reference,
-             quiet=args.quiet, rebuild=args.fmus is None)
+             quiet=args.quiet, rebuild=args.fmus is None, ship=ship)
     return 0
 
 
@@ -112,6 +116,28 @@ def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool,
     return row
 
 
+def ship_rows(out_dir: Path, fmu_dir: Path, step: float, quiet: bool) -> list:
+    """The ship co-simulation pairs (:func:`app.ship_demo.run_ship_demo`) as demo rows; none, with a note,
+    when libcosimpy is missing or the OSP system structures were not built."""
+    try:
+        import libcosimpy  # noqa: F401 -- libcosim runs the pairs
+    except ImportError:
+        print("ship co-simulation pairs skipped: libcosimpy is not installed (pip install libcosimpy)")
+        return []
+    from .ship_demo import PAIR_RUNS, run_ship_demo
+
+    missing = [s for s in PAIR_RUNS if not (fmu_dir / s).is_file()]
+    if missing:
+        print(f"ship co-simulation pairs skipped: {', '.join(missing)} not in {fmu_dir} (crane-cosim build writes it)")
+        return []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name, h, dev, worst, rtf, rtf_ref in run_ship_demo(out_dir, fmu_dir, step):
+        rows.append({"scenario": name, "step": h, "max_deviation": dev, "worst_output": worst, "rtf_fmu": rtf,
+                     "rtf_standalone": rtf_ref, "files": sorted(str(p) for p in out_dir.glob("*.png"))})
+    return rows
+
+
 def print_table(rows: list) -> None:
     width = max([26] + [len(r["scenario"]) for r in rows])
     header = (f"{'scenario':<{width}} {'step [s]':>9}  {'max deviation FMU vs standalone':<50} {'RTF FMU':>9} "
@@ -128,10 +154,11 @@ def print_table(rows: list) -> None:
 
 
 def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None, names: list | None = None,
-             reference: bool = True, quiet: bool = False, rebuild: bool | None = None) -> list:
+             reference: bool = True, quiet: bool = False, rebuild: bool | None = None, ship: bool = False) -> list:
     """Run the demo scenarios ``names`` (default all) and write their results, ``summary.json`` and the
     table. FMUs: built into ``out_dir/fmus`` (``rebuild``, the default without ``fmu_dir``), or taken from
-    ``fmu_dir`` (missing ones built there). Raises :class:`CliError` for a step a scenario cannot use."""
+    ``fmu_dir`` (missing ones built there). ``ship``: also the split vessel-crane pairs in libcosim
+    (:func:`ship_rows`). Raises :class:`CliError` for a step a scenario cannot use."""
     out_dir = Path(out_dir)
     scenarios = select_scenarios(names)
     check_demo_step(step, scenarios)
@@ -139,6 +166,8 @@ def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None, nam
     fmu_dir = Path(fmu_dir) if fmu_dir else out_dir / "fmus"
     _ensure_fmus(fmu_dir, scenarios, rebuild, quiet)
     rows = [run_scenario(sc, step, fmu_dir, out_dir, reference, quiet) for sc in scenarios.values()]
+    if ship:
+        rows += ship_rows(out_dir / "ship_cosimulation", fmu_dir, step, quiet)
     summary = {"step": step, "fmu_dir": str(fmu_dir.resolve()), "scenarios": rows,
                "deviation": "max |FMU - reference| / range(reference) over the run, per output; worst output"}
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
