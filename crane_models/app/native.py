@@ -1,12 +1,15 @@
 """``crane-cosim ecos NAME|FILE.fmu``: run an FMU in Ecos' native command-line host (shipped inside the
-``ecospy`` wheel), with the environment a native host needs to load a pythonfmu FMU:
+``ecospy`` wheel).
 
-* the shared libpython preloaded (the FMU's binary embeds Python but does not link libpython:
+An FMU with the project's runtime (every FMI 2.0 FMU this project builds: ``resources/crane_cosim_runtime.txt``)
+just loads: the runtime finds its Python by itself (docs/fmi-runtime.md), so the host runs with the user's
+environment as it is. Only an FMU that carries pythonfmu's own binary (FMI 3.0 FMUs, or a build without a C
+compiler) needs the old recipe, :func:`native_host_environment`:
+
+* the shared libpython preloaded (pythonfmu's binary embeds Python but does not link libpython:
   without it ``undefined symbol: _Py_NoneStruct``),
 * this Python's ``bin`` first on ``PATH`` and its site-packages on ``PYTHONPATH`` (the embedded
   interpreter starts from the base installation, not from a virtual environment).
-
-The same recipe works for any native host (cosim CLI, Vico, fmuCheck): :func:`native_host_environment`.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import stat
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 from .fmus import CliError, resolve_fmu, writable_dir
@@ -59,6 +63,17 @@ def native_host_environment(base: dict | None = None) -> dict:
     return env
 
 
+def carries_runtime(fmu: Path) -> bool:
+    """True when the FMU's binary is the project's runtime (it then needs no environment tweaks)."""
+    from ..fmi.runtime import RECORD_NAME
+
+    try:
+        with zipfile.ZipFile(fmu) as z:
+            return f"resources/{RECORD_NAME}" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def ecos_executable() -> Path:
     """ecospy's ``ecos`` binary, made executable (wheels do not keep the run bit)."""
     try:
@@ -96,12 +111,17 @@ def ecos_command(args: argparse.Namespace) -> int:
         raise CliError(f"--stop {args.stop:g} s / --step {args.step:g} s is {args.stop / args.step:.3g} steps: "
                        f"ecos needs at least {ECOS_MIN_STEPS} (fewer crash its progress report)")
     fmu = resolve_fmu(args.fmu, args.fmus).resolve()
-    env = native_host_environment()
+    tweaks = not carries_runtime(fmu)
+    env = native_host_environment() if tweaks else dict(os.environ)
     exe = ecos_executable()
     cmd = [str(exe), "simulate", "--path", str(fmu), "--stopTime", repr(args.stop), "--stepSize", repr(args.step)]
     if args.print_env:
-        for key in ("LD_PRELOAD", "PATH", "PYTHONPATH"):
-            print(f"export {key}={env[key]}")
+        if tweaks:  # pythonfmu's binary: the recipe
+            for key in ("LD_PRELOAD", "PATH", "PYTHONPATH"):
+                print(f"export {key}={env[key]}")
+        else:
+            print("# the FMU carries the crane-cosim runtime: no environment needed "
+                  "(CRANE_COSIM_PYTHON=... to use another Python)")
         print(" ".join(cmd))
         return 0
     out = writable_dir(args.out, "--out")
