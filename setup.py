@@ -18,6 +18,10 @@ PACKAGE_DIR = {"crane_cosim_fmu_src": "fmu_src", "crane_cosim_build": "build_scr
 
 # -O3: the kernel's small dense loops gain ~15 % over -O2 (benchmarks/bench_flexible_crane.py); no -march, so
 # the library inside an FMU runs on any x86-64; -fno-math-errno lets sqrt inline (errno is never read).
-setup(packages=PACKAGES, package_dir=PACKAGE_DIR,
+# C sources ship with the package: the FMU build compiles the FMI runtime from them (fmi/build.py) and the
+# cross-builds compile runtime and kernel for other platforms (fmi/platforms.py).
+PACKAGE_DATA = {"crane_models.fmi.runtime": ["*.c", "*.h"], "crane_models.core.native": ["*.c", "*.h"]}
+
+setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA,
       ext_modules=[Extension("crane_models.core.native.multibody", SOURCES, depends=[str(NATIVE / "multibody.h")],
                              extra_compile_args=["-O3", "-fno-math-errno"], optional=True)])
