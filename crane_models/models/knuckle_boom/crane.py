@@ -194,16 +194,19 @@ def _wrench_outputs(prefix: str, frame: str, what: str, moments: bool = True) ->
     return out
 
 
-OUTPUTS = (
+# The joint coordinates, speeds and angles: outputs of every knuckle boom FMU, fixed or moving base.
+COORDINATE_OUTPUTS = (
     [("q1", "rad", "king slew angle"), ("q2", "m", "piston extension of cylinder 2"),
      ("q3", "m", "piston extension of cylinder 3"), ("u1", "rad/s", "king slew rate"),
      ("u2", "m/s", "piston speed of cylinder 2"), ("u3", "m/s", "piston speed of cylinder 3"),
      ("alpha2", "rad", "angle of Joint 2 (Frame 1 to 2), eq. (29)"),
      ("alpha3", "rad", "angle of Joint 3 (Frame 2 to 3), eq. (29)"),
      ("beta2", "rad", "angle of barrel 2 (Frame 1 to b2), eq. (30)"),
-     ("beta3", "rad", "angle of barrel 3 (Frame 2 to b3), eq. (30)"),
-     ("tip_x", "m", "crane tip x in Frame 0"), ("tip_y", "m", "crane tip y in Frame 0"),
-     ("tip_z", "m", "crane tip z in Frame 0")]
+     ("beta3", "rad", "angle of barrel 3 (Frame 2 to b3), eq. (30)")])
+
+OUTPUTS = (
+    list(COORDINATE_OUTPUTS) + [("tip_x", "m", "crane tip x in Frame 0"), ("tip_y", "m", "crane tip y in Frame 0"),
+                                ("tip_z", "m", "crane tip z in Frame 0")]
     + _wrench_outputs("joint1", "Frame 0", "reaction on the king in Joint 1, eq. (69)")
     + _wrench_outputs("joint2", "Frame 2", "reaction on Body 2 in Joint 2, eq. (71)")
     + _wrench_outputs("joint3", "Frame 3", "reaction on Body 3 in Joint 3, eq. (73)")

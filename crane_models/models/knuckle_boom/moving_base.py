@@ -44,8 +44,8 @@ from ...core.state_derivative import StateDerivative
 from ..vessel_crane.interface_inertia import (INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_values,
                                               interface_inertia)
 from ..vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH, base_bodies, euler_rate_matrix_inverse
-from .crane import (INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController, KnuckleBoomCrane,
-                    KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
+from .crane import (COORDINATE_OUTPUTS, INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController,
+                    KnuckleBoomCrane, KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
 
 __all__ = ["KnuckleBoomOnMovingBaseModel", "KING_CUT", "INPUTS", "OUTPUTS", "INTEGER_OUTPUTS", "BASE_ANGLES",
            "BASE_TRANSLATION"]
@@ -61,13 +61,7 @@ INPUTS = tuple(KB_INPUTS) + tuple(MOTION) + tuple(BASE_VELOCITY)
 _MOTION_AT = len(KB_INPUTS)  # inputs[_MOTION_AT:] = roll, pitch, yaw, ω (3), ω̇ (3), base acceleration (3)
 
 OUTPUTS = (
-    [("q1", "rad", "king slew angle"), ("q2", "m", "piston extension of cylinder 2"),
-     ("q3", "m", "piston extension of cylinder 3"), ("u1", "rad/s", "king slew rate"),
-     ("u2", "m/s", "piston speed of cylinder 2"), ("u3", "m/s", "piston speed of cylinder 3"),
-     ("alpha2", "rad", "angle of Joint 2 (Frame 1 to 2), eq. (29)"),
-     ("alpha3", "rad", "angle of Joint 3 (Frame 2 to 3), eq. (29)"),
-     ("beta2", "rad", "angle of barrel 2 (Frame 1 to b2), eq. (30)"),
-     ("beta3", "rad", "angle of barrel 3 (Frame 2 to b3), eq. (30)")]
+    list(COORDINATE_OUTPUTS)
     + [(f"tip_{a}", "m", f"crane tip relative to the crane base, {a} in the base frame") for a in "xyz"]
     + list(WRENCH)
     + _wrench_outputs("joint1", "the base frame", "reaction on the king in Joint 1, eq. (69)")
