@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ("fmi2_runtime.c", "fmi2_values.c", "pyapi.c")
+SOURCES = ("fmi2_runtime.c", "fmi2_log.c", "fmi2_step.c", "fmi2_values.c", "fmi2_states.c", "pyapi.c")
 HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h")
 # Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
 CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",

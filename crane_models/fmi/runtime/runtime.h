@@ -1,6 +1,7 @@
 /* The runtime's instance: one hosted pythonfmu slave, its FMI 2.0 co-simulation state and the table of
- * its variables (built at instantiate). Shared by fmi2_runtime.c (lifecycle, stepping, statuses) and
- * fmi2_values.c (variable access, saved states). */
+ * its variables (built at instantiate). Shared by fmi2_runtime.c (finding Python, lifecycle), fmi2_log.c
+ * (messages), fmi2_step.c (stepping, statuses), fmi2_values.c (variable access) and fmi2_states.c (saved
+ * states). */
 #ifndef CRANE_RUNTIME_H
 #define CRANE_RUNTIME_H
 
@@ -49,6 +50,8 @@ typedef struct {
 /* Logs through the host's logger: message formatted with printf rules, passed to the host as "%s". */
 void log_message(const Instance *inst, fmi2Status status, const char *category, const char *fmt, ...);
 #define LOG_ERROR(inst, ...) log_message(inst, fmi2Error, "logStatusError", __VA_ARGS__)
+/* The slave's queued log messages (pythonfmu's log_queue) to the host; GIL held. */
+void forward_slave_log(Instance *inst);
 
 /* The instance from c if it is one of ours and `call` is allowed in its state (else logs, NULL). */
 Instance *checked(fmi2Component c, const char *call, int allowed);

@@ -1,0 +1,152 @@
+/* The project's FMI 2.0 runtime: stepping, the status queries and the calls this co-simulation runtime does
+ * not offer (each fmi2Error with a message). See fmi2_runtime.c and docs/fmi-runtime.md. */
+#define _GNU_SOURCE
+#include "runtime.h"
+
+#include <math.h>
+#include <stddef.h>
+
+FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
+                                  fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+    (void)noSetFMUStatePriorToCurrentPoint;
+    Instance *inst = checked(c, "fmi2DoStep", ST_STEPPING);
+    if (!inst)
+        return fmi2Error;
+    if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) || !(communicationStepSize > 0.0)) {
+        LOG_ERROR(inst, "fmi2DoStep: communication step size = %g s must be finite and > 0 and "
+                        "currentCommunicationPoint = %g s finite", communicationStepSize, currentCommunicationPoint);
+        return fmi2Error;
+    }
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter(inst);
+    PyObject *args = py->Tuple_New(2);
+    py->Tuple_SetItem(args, 0, py->Float_FromDouble(currentCommunicationPoint));
+    py->Tuple_SetItem(args, 1, py->Float_FromDouble(communicationStepSize));
+    PyObject *r = call_slave(inst, "fmi2DoStep", "do_step", args);
+    int done = r ? py->Object_IsTrue(r) : -1;
+    py->DecRef(r);
+    if (done < 0)
+        py->Err_Clear();
+    leave(inst, g);
+    fmi2Status status = done > 0 ? fmi2OK : done == 0 ? fmi2Discard : fmi2Error;
+    if (status == fmi2OK)
+        inst->time = inst->last_successful_time = currentCommunicationPoint + communicationStepSize;
+    inst->last_step_status = status;
+    return status;
+}
+
+FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
+{
+    Instance *inst = checked(c, "fmi2CancelStep", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2CancelStep: not supported (fmi2DoStep is synchronous and never returns fmi2Pending)");
+    return fmi2Error;
+}
+
+/* ---- statuses ------------------------------------------------------------------------------------ */
+
+static Instance *status_query(fmi2Component c, const char *call, const void *value)
+{
+    Instance *inst = checked(c, call, ST_ANY_USABLE);
+    if (inst && !value) {
+        LOG_ERROR(inst, "%s: value is NULL", call);
+        return NULL;
+    }
+    return inst;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
+{
+    Instance *inst = status_query(c, "fmi2GetStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2DoStepStatus) {
+        LOG_ERROR(inst, "fmi2GetStatus: status kind %d is not available for fmi2Status (only fmi2DoStepStatus; "
+                        "fmi2DoStep never returns fmi2Pending)", (int)s);
+        return fmi2Error;
+    }
+    *value = inst->last_step_status;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
+{
+    Instance *inst = status_query(c, "fmi2GetRealStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2LastSuccessfulTime) {
+        LOG_ERROR(inst, "fmi2GetRealStatus: status kind %d is not a real status (only fmi2LastSuccessfulTime)", (int)s);
+        return fmi2Error;
+    }
+    *value = inst->last_successful_time;
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
+{
+    Instance *inst = status_query(c, "fmi2GetIntegerStatus", value);
+    if (inst)
+        LOG_ERROR(inst, "fmi2GetIntegerStatus: status kind %d: FMI 2.0 defines no integer status", (int)s);
+    return fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
+{
+    Instance *inst = status_query(c, "fmi2GetBooleanStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2Terminated) {
+        LOG_ERROR(inst, "fmi2GetBooleanStatus: status kind %d is not a boolean status (only fmi2Terminated)", (int)s);
+        return fmi2Error;
+    }
+    *value = fmi2False; /* the slave never asks to end the simulation */
+    return fmi2OK;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
+{
+    Instance *inst = status_query(c, "fmi2GetStringStatus", value);
+    if (!inst)
+        return fmi2Error;
+    if (s != fmi2PendingStatus) {
+        LOG_ERROR(inst, "fmi2GetStringStatus: status kind %d is not a string status (only fmi2PendingStatus)", (int)s);
+        return fmi2Error;
+    }
+    *value = "no asynchronous step pending";
+    return fmi2OK;
+}
+
+/* ---- what this FMU does not offer (capability flags false in modelDescription.xml) ------------------ */
+
+FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                                   const fmi2Integer order[], const fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    Instance *inst = checked(c, "fmi2SetRealInputDerivatives", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs is false)");
+    return fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                                    const fmi2Integer order[], fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    Instance *inst = checked(c, "fmi2GetRealOutputDerivatives", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder is 0)");
+    return fmi2Error;
+}
+
+FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown[],
+                                                    size_t nUnknown, const fmi2ValueReference vKnown[],
+                                                    size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[])
+{
+    (void)vUnknown; (void)nUnknown; (void)vKnown; (void)nKnown; (void)dvKnown; (void)dvUnknown;
+    Instance *inst = checked(c, "fmi2GetDirectionalDerivative", ST_ANY_USABLE);
+    if (inst)
+        LOG_ERROR(inst, "fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative is false)");
+    return fmi2Error;
+}
+
