@@ -12,6 +12,13 @@ machine: compare ratios from one run.
 from __future__ import annotations
 
 import argparse
+import os
+
+# One BLAS thread in this (client) process: after its in-process reference run, OpenBLAS's idle threads
+# spin on the cores the workers need (measured: 2 workers 1.00x of 1 worker with them, 1.69x without; the
+# worker processes get the same setting from dask's nanny). Set before numpy is imported.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 import tempfile
 import time
 from pathlib import Path
