@@ -22,6 +22,7 @@ from ..core.parameters import ParameterError, range_text
 from ..simulation.cosimulation import CoSimulation
 from ..simulation.integrators import StepFailure
 from .spec import BASE_UNITS, STEP_BUDGET_PARAMETER, FmuSpec, FmuVariable
+from .derivatives import directional_derivative
 from .saved_states import decode_or_refuse, identity, install_codecs
 
 __all__ = ["SlaveAdapter", "FmiCallError", "RUNTIME_MARK"]
@@ -141,6 +142,8 @@ class SlaveAdapter:
         # installed there, bound to this FMU's identity (the same for every instance of the class).
         install_codecs(type(slave), spec)
         slave._fmu_state_from_bytes = self.state_from_bytes  # the project's runtime calls it on the instance
+        slave.get_directional_derivative = lambda unknowns, knowns, seed: directional_derivative(
+            self, unknowns, knowns, seed)  # fmi2GetDirectionalDerivative (the project's runtime)
         slave.adapter = self
 
     # -- variable access (never raises) -----------------------------------------------------------

@@ -49,7 +49,7 @@ def _source_dir(package: str, fallback: Path) -> Path:
         return fallback
 
 
-def complete_model_description(xml_text: bytes, spec, version: str) -> bytes:
+def complete_model_description(xml_text: bytes, spec, version: str, directional: bool = False) -> bytes:
     """Add units, display units, ranges, InitialUnknowns and DefaultExperiment to pythonfmu's XML."""
     root = ET.fromstring(xml_text)
     root.set("version", version)
@@ -65,6 +65,8 @@ def complete_model_description(xml_text: bytes, spec, version: str) -> bytes:
             ET.SubElement(u, "DisplayUnit", name=name, factor=repr(factor))
     children = list(root)
     cs_index = [i for i, c in enumerate(children) if c.tag == "CoSimulation"][0]
+    if directional:  # the project's runtime answers fmi2GetDirectionalDerivative (fmi/derivatives.py)
+        children[cs_index].set("providesDirectionalDerivative", "true")
     root.insert(cs_index + 1, units)
     for old in root.findall("DefaultExperiment"):
         root.remove(old)
@@ -155,10 +157,11 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
             sys.modules.pop(mod)
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
-    complete = (lambda xml: complete_model_description(xml, spec, __version__)) if fmi_version == 2 else None
     replace = model_binaries(binaries or {}, fmu_path.stem, fmi_version)
     if fmi_version == 2:
         replace.update(runtime_entries(fmu_path.stem, script.stem, replace))
+    runtime = any(name.endswith(f"/{fmu_path.stem}.so") for name in replace)  # pythonfmu's binary has no derivatives
+    complete = (lambda xml: complete_model_description(xml, spec, __version__, runtime)) if fmi_version == 2 else None
     make_reproducible(fmu_path, complete, replace)
     return fmu_path
 

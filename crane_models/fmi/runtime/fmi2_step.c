@@ -139,14 +139,3 @@ FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2V
     return fmi2Error;
 }
 
-FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown[],
-                                                    size_t nUnknown, const fmi2ValueReference vKnown[],
-                                                    size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[])
-{
-    (void)vUnknown; (void)nUnknown; (void)vKnown; (void)nKnown; (void)dvKnown; (void)dvUnknown;
-    Instance *inst = checked(c, "fmi2GetDirectionalDerivative", ST_ANY_USABLE);
-    if (inst)
-        LOG_ERROR(inst, "fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative is false)");
-    return fmi2Error;
-}
-

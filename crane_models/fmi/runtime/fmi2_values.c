@@ -330,3 +330,51 @@ FMI2_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference v
 {
     return set_values(c, "fmi2SetString", K_STRING, "set_string", vr, nvr, value, string_to);
 }
+
+/* ---- directional derivatives ------------------------------------------------------------------------ */
+
+/* dvUnknown = (d outputs / d inputs) dvKnown at the current state, from the slave's
+ * get_directional_derivative(unknowns, knowns, seed) (FMI 2.0, section 2.1.9; the value references are Real
+ * variables, checked here). A slave without that method answers fmi2Error, naming it. */
+FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown[],
+                                                    size_t nUnknown, const fmi2ValueReference vKnown[],
+                                                    size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[])
+{
+    const char *call = "fmi2GetDirectionalDerivative";
+    Instance *inst = checked(c, call, ST_INIT | ST_STEPPING);
+    if (!inst || !check_refs(inst, call, K_REAL, vUnknown, nUnknown, dvUnknown)
+        || !check_refs(inst, call, K_REAL, vKnown, nKnown, dvKnown))
+        return fmi2Error;
+    if (nUnknown == 0)
+        return fmi2OK;
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter(inst);
+    PyObject *seed = py->List_New((Py_ssize_t)nKnown);
+    for (size_t i = 0; seed && i < nKnown; ++i)
+        py->List_SetItem(seed, (Py_ssize_t)i, py->Float_FromDouble(dvKnown[i]));
+    PyObject *args = py->Tuple_New(3);
+    py->Tuple_SetItem(args, 0, vr_list(py, vUnknown, nUnknown));
+    py->Tuple_SetItem(args, 1, vr_list(py, vKnown, nKnown));
+    py->Tuple_SetItem(args, 2, seed);
+    PyObject *result = call_slave(inst, call, "get_directional_derivative", args);
+    int ok = result != NULL;
+    if (ok && py->Sequence_Size(result) != (Py_ssize_t)nUnknown) {
+        py->Err_Clear();
+        LOG_ERROR(inst, "%s: the slave returned %zd values for %zu unknowns", call, py->Sequence_Size(result),
+                  nUnknown);
+        ok = 0;
+    }
+    for (size_t i = 0; ok && i < nUnknown; ++i) {
+        PyObject *item = py->Sequence_GetItem(result, (Py_ssize_t)i);
+        ok = item && real_from(inst, item, dvUnknown, i);
+        py->DecRef(item);
+        if (!ok) {
+            py->Err_Clear();
+            LOG_ERROR(inst, "%s: derivative %zu from the slave is not a number", call, i);
+        }
+    }
+    py->DecRef(result);
+    leave(inst, g);
+    return ok ? fmi2OK : fmi2Error;
+}
+
