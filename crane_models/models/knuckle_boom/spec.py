@@ -12,6 +12,8 @@ from .crane import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, Knu
                     KnuckleBoomModel, KnuckleBoomParameters)
 from ..vessel_crane.ship import MOUNTING_OUTPUTS
 from ..vessel_crane.spec import mounting_parameters, on_ship
+from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
+                      KnuckleBoomPayloadModel, PayloadParameters)
 from .moving_base import INPUTS as MB_INPUTS, OUTPUTS as MB_OUTPUTS, KnuckleBoomOnMovingBaseModel
 
 __all__ = ["knuckle_boom_spec", "knuckle_boom_on_moving_base_spec", "FMUS"]
@@ -29,27 +31,43 @@ def knuckle_boom_spec() -> FmuSpec:
     # RK23: one step of 3 evaluations spans a communication step of this smooth, well-damped model; DP5
     # would spend 6 for no accuracy the validation can see (measured: README, Performance).
     params += [integrator_parameter(0), SOLVER_PARAMETERS[0], dataclasses.replace(SOLVER_PARAMETERS[1], start=1e-4)]
+    payload = payload_parameters()
     # Set-points start at the initial pose, so an unconnected set-point input holds the crane still.
     start = {"q1_ref": init.q1_0, "q2_ref": init.q2_0, "q3_ref": init.q3_0}
     inputs = [FmuVariable(n, u, d, start.get(n, 0.0), display_unit="deg" if u == "rad" else None)
               for n, u, d in INPUTS]
     outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in OUTPUTS]
     outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
+    inputs += [FmuVariable(n, u, d, 0.0) for n, u, d in PAYLOAD_INPUTS]
+    outputs += [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in PAYLOAD_OUTPUTS]
+    outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
 
     def build(values: dict):
         model = KnuckleBoomModel(split_values(values, KnuckleBoomParameters), split_values(values, KnuckleBoomController),
                                  bool(values["controller_enabled"]))
         x0 = split_values(values, KnuckleBoomInitialState).state()
         _check_stroke(model.crane, x0)
-        return model, x0, solver_options(values)
+        if not values["payload_enabled"]:
+            return CraneWithoutPayload(model), x0, solver_options(values)
+        with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters))
+        return with_payload, with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCrane", "Knuckle boom crane with two hydraulic cylinders and joint reaction "
-                   "forces (Cibicik & Egeland 2018)", params, inputs, outputs, build, stop_time=20.0, step_size=0.01)
+                   "forces (Cibicik & Egeland 2018), optionally a payload on a hoisting wire with a winch",
+                   params + payload, inputs, outputs, build, stop_time=20.0, step_size=0.01)
+
+
+def payload_parameters() -> list:
+    """``payload_enabled`` (default off: the crane exactly as without this option) and the payload's parameters."""
+    return [FmuVariable("payload_enabled", "", "payload on a hoisting wire at the crane tip (true) or none (false)",
+                        False, "boolean")] + parameters_from_dataclasses(PayloadParameters())
 
 
 def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     """The same crane, parameters and solver settings on a base whose motion is an input (:mod:`.moving_base`)."""
     fixed = knuckle_boom_spec()
+    payload_names = {v.name for v in payload_parameters()}  # the payload is not yet on the moving base
+    fixed.parameters = [v for v in fixed.parameters if v.name not in payload_names]
     inputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in MB_INPUTS]
     inputs = [dataclasses.replace(v, start=s.start) if (s := _by_name(fixed.inputs, v.name)) else v for v in inputs]
     outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None)
