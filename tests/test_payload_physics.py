@@ -157,10 +157,11 @@ def test_energy_is_conserved_over_slack_and_taut_phases():
     assert drift < 1e-6, drift
 
 
-@pytest.mark.parametrize("stepper,rtol", [("dopri5", 1e-8), ("rk23", 1e-8)])
-def test_energy_is_conserved_by_the_fmu_stepper_locating_each_switch(stepper, rtol):
-    """The co-simulation steppers (the FMU's) at 10 ms communication steps: every taut/slack switch located by
-    bisection. Measured drift 1.9e-8 (dopri5) and 3.1e-7 (rk23) of m g L at rtol 1e-8."""
+def test_energy_is_conserved_by_the_fmu_stepper_locating_each_switch():
+    """The co-simulation stepper (the FMU's dopri5) at 10 ms communication steps and rtol 1e-6: every taut/slack
+    switch located by bisection. Measured drift 6.6e-8 of m g L; stepping across the switches instead (error
+    control alone) gives 1.0e-5."""
+    stepper, rtol = "dopri5", 1e-6
     model = conservative_model(payload_mass=1000.0, wire_ea=2.0e6)
     inputs = np.concatenate((np.zeros(3), POSE, [0.0]))
     x0 = hanging_state(model, POSE, offset=(1.0, 0.5, 0.4))
