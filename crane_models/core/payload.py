@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kane import Kinematics, skew_stack
+from .kane import Kinematics
 
 __all__ = ["Wire", "Winch", "wire_tension", "taut_indicator", "winch_rate", "point_position", "point_jacobian",
            "payload_accelerations", "wire_strain_energy", "swing_angles"]
@@ -83,23 +83,25 @@ def point_jacobian(kin: Kinematics, body: int, r: np.ndarray) -> np.ndarray:
     """``∂v/∂u`` (3 × n, Frame 0) of the point ``r`` of ``body``: the COG's ``v_m = J_c u`` (8) shifted by
     ``ω × (r_p − r_m)``, with ``ω = R P_ω u`` from the projection matrix (28), so ``J = J_c − [r_p − r_m]× R P_ω``."""
     R = kin.rotation[body]
-    arm = R @ r + kin.origin[body] - kin.cog[body]
-    return kin.cog_jacobian[body] - skew_stack(arm[None])[0] @ (R @ kin.P[body][:3])
+    a0, a1, a2 = (R @ r + kin.origin[body] - kin.cog[body]).tolist()
+    w = R @ kin.P[body][:3]  # ∂ω/∂u in Frame 0
+    return kin.cog_jacobian[body] - np.array([a1 * w[2] - a2 * w[1], a2 * w[0] - a0 * w[2], a0 * w[1] - a1 * w[0]])
 
 
 def payload_accelerations(p: np.ndarray, v: np.ndarray, tip: np.ndarray, tip_velocity: np.ndarray, length: float,
                           mass: float, g: float, wire: Wire) -> tuple:
     """``(v̇_load, F_tip, T, d)``: the load's acceleration under gravity and the wire, the wire's force on the
     suspension point (Frame 0), the tension and the distance."""
-    rel = p - tip
-    d = math.sqrt(float(rel @ rel))
+    # 3-vectors as Python floats: numpy's per-call cost exceeds the arithmetic here (the hot path).
+    rx, ry, rz = (p - tip).tolist()
+    wx, wy, wz = (v - tip_velocity).tolist()
+    d = math.sqrt(rx * rx + ry * ry + rz * rz)
     if d <= 0.0:
         raise ValueError("payload at the suspension point: wire direction undefined")
-    e = rel / d
-    tension = wire_tension(d, float(e @ (v - tip_velocity)), length, wire)
-    force_on_tip = tension * e
-    acc = -force_on_tip / mass
-    acc[2] -= g
+    tension = wire_tension(d, (rx * wx + ry * wy + rz * wz) / d, length, wire)
+    s = tension / d
+    force_on_tip = np.array([s * rx, s * ry, s * rz])
+    acc = np.array([-s * rx / mass, -s * ry / mass, -s * rz / mass - g])
     return acc, force_on_tip, tension, d
 
 

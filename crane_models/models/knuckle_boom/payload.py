@@ -87,6 +87,7 @@ class KnuckleBoomPayloadModel:
         self._tip_r = np.array([0.0, 0.0, self.crane.params.l3])
         # Sign checks at least every quarter of the shortest taut phase (half the axial period at the shortest
         # wire), so that a bounce of the load on the wire is never stepped over.
+        self._indicators = None  # (x, indicators) of the last derivative
         self.event_check_interval = 0.25 * math.pi * math.sqrt(self.mass * p.wire_length_min / p.wire_ea)
 
     # -- state ----------------------------------------------------------------------------------
@@ -111,20 +112,30 @@ class KnuckleBoomPayloadModel:
         acc, force, tension, d = payload_accelerations(x[6:9], x[9:12], tip, tip_v, x[12], self.mass, self.g,
                                                        self.wire)
         udot = kin.udot + self.crane.system.solve_with(kin, J.T @ force)
-        l_dot = winch_rate(float(x[12]), float(inputs[6]), self.winch)
+        length = float(x[12])
+        l_dot = winch_rate(length, float(inputs[6]), self.winch)
         xdot = np.concatenate((x[3:6], udot, x[9:12], acc, [l_dot]))
+        # The indicators at this state, for event_indicators at the stepper's last stage (which is this one).
+        d_dot = float((x[6:9] - tip) @ (x[9:12] - tip_v)) / d
+        self._indicators = (x.copy(), self._indicator_values(d, d_dot, length))
         return xdot, (kin, udot, force, tension, tip)
 
+    def _indicator_values(self, d: float, d_dot: float, length: float) -> np.ndarray:
+        return np.array([taut_indicator(d, d_dot, length, self.wire), length - self.winch.l_min,
+                         self.winch.l_max - length])
+
     def event_indicators(self, t: float, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-        """Taut (> 0) or slack (< 0) wire (:func:`core.payload.taut_indicator`); the winch inside its length range."""
+        """Taut (> 0) or slack (< 0) wire (:func:`core.payload.taut_indicator`); the winch inside its length range.
+        Functions of the state alone: the values of the last :meth:`derivative` when it was at this state (a
+        cache, not state of the model), else computed from the kinematics."""
+        cached = self._indicators
+        if cached is not None and np.array_equal(cached[0], x):
+            return cached[1]
         kin = self.crane.system.kinematics(x[:3], x[3:6])
         tip, tip_v, _ = self._tip(kin)
         rel = x[6:9] - tip
         d = math.sqrt(float(rel @ rel))
-        d_dot = float(rel @ (x[9:12] - tip_v)) / d
-        length = float(x[12])
-        return np.array([taut_indicator(d, d_dot, length, self.wire), length - self.winch.l_min,
-                         self.winch.l_max - length])
+        return self._indicator_values(d, float(rel @ (x[9:12] - tip_v)) / d, float(x[12]))
 
     # -- outputs --------------------------------------------------------------------------------
     def tip_wrench(self, kin, force: np.ndarray, tip: np.ndarray) -> np.ndarray:
