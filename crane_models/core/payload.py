@@ -32,7 +32,7 @@ import numpy as np
 from .kane import Kinematics
 
 __all__ = ["Wire", "Winch", "wire_tension", "taut_indicator", "winch_rate", "point_position", "point_jacobian",
-           "payload_accelerations", "wire_strain_energy", "swing_angles"]
+           "payload_accelerations", "wire_strain_energy", "swing_angles", "swing_angles_from_vertical"]
 
 
 @dataclass(frozen=True)
@@ -116,3 +116,16 @@ def swing_angles(rel_in_frame: np.ndarray) -> tuple:
     point in that frame: ``(atan2(y, −z), atan2(x, −z))``."""
     x, y, z = (float(c) for c in rel_in_frame)
     return math.atan2(y, -z), math.atan2(x, -z)
+
+
+def swing_angles_from_vertical(rel: np.ndarray, heading: np.ndarray) -> tuple:
+    """``(radial, tangential)`` swing of the wire from the true vertical (Frame 0's z): :func:`swing_angles` of
+    ``rel`` (load minus suspension point, Frame 0) in the frame with z up, y the horizontal part of ``heading``
+    (a crane's boom direction) and x = y × z."""
+    hx, hy, _ = (float(c) for c in heading)
+    norm = math.hypot(hx, hy)
+    if norm == 0.0:
+        raise ValueError("heading is vertical: the swing plane is undefined")
+    yx, yy = hx / norm, hy / norm  # y axis; x = y × z = (yy, −yx, 0)
+    rx, ry, rz = (float(c) for c in rel)
+    return swing_angles(np.array([rx * yy - ry * yx, rx * yx + ry * yy, rz]))

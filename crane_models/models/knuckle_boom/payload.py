@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.parameters import param, validate, ParameterError
-from ...core.payload import (Winch, Wire, payload_accelerations, point_jacobian, point_position, swing_angles,
+from ...core.payload import (Winch, Wire, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate, wire_strain_energy)
 from .crane import INPUTS, KnuckleBoomModel
 
@@ -83,7 +83,7 @@ class KnuckleBoomPayloadModel:
                                  f" = [{p.wire_length_min}, {p.wire_length_max}] m")
         self.wire, self.winch, self.mass = p.wire(), p.winch(), float(p.payload_mass)
         self.g = self.crane.params.g
-        self._tip_body = self.crane.system.index["boom3"]
+        self._tip_body, self._king = self.crane.system.index["boom3"], self.crane.system.index["king"]
         self._tip_r = np.array([0.0, 0.0, self.crane.params.l3])
         # Sign checks at least every quarter of the shortest taut phase (half the axial period at the shortest
         # wire), so that a bounce of the load on the wire is never stepped over.
@@ -150,8 +150,8 @@ class KnuckleBoomPayloadModel:
         extra = np.zeros((self.crane.system.nb, 6))
         extra[self._tip_body] = self.tip_wrench(kin, force, tip)
         out = self.base.crane_outputs(kin, x[:6], udot, extra)
-        rel_king = kin.rotation[self.crane.system.index["king"]].T @ (x[6:9] - tip)
-        radial, tangential = swing_angles(rel_king)  # booms in the king's y-z plane: y is radial
+        # The booms lie in the king's y-z plane: its y axis is the radial direction.
+        radial, tangential = swing_angles_from_vertical(x[6:9] - tip, kin.rotation[self._king][:, 1])
         values = [tension, x[12], *x[6:12], radial, tangential]
         out.update(zip((n for n, _, _ in PAYLOAD_OUTPUTS), (float(v) for v in values)))
         out["wire_slack"] = bool(tension <= 0.0)
