@@ -13,7 +13,7 @@ import pytest
 from fmpy import read_model_description
 from fmpy.fmi1 import FMICallException
 
-from crane_models.models.knuckle_boom.scenarios import knuckle_boom_lift
+from crane_models.models.knuckle_boom.scenarios import knuckle_boom_lift, knuckle_boom_lift_at_sea
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
 from fmu_helpers import Slave, build_fmus
 
@@ -23,6 +23,11 @@ TOL = 1e-3  # 0.1 % of range
 @pytest.fixture(scope="module")
 def kb_fmu(tmp_path_factory):
     return build_fmus(tmp_path_factory) / "KnuckleBoomCrane.fmu"
+
+
+@pytest.fixture(scope="module")
+def mb_fmu(tmp_path_factory):
+    return build_fmus(tmp_path_factory) / "KnuckleBoomCraneOnMovingBase.fmu"
 
 
 def test_payload_variables_are_declared_and_off_by_default(kb_fmu):
@@ -39,13 +44,21 @@ def test_payload_variables_are_declared_and_off_by_default(kb_fmu):
 
 @pytest.mark.parametrize("step", [0.01, 0.001])
 def test_fmu_with_payload_matches_standalone_including_slack_phases(kb_fmu, step):
-    scenario = knuckle_boom_lift()
+    assert_fmu_matches_standalone(kb_fmu, knuckle_boom_lift(), step)
+
+
+def test_moving_base_fmu_with_payload_matches_standalone(mb_fmu):
+    """The same lift on a vessel in a moderate sea, 10 ms."""
+    assert_fmu_matches_standalone(mb_fmu, knuckle_boom_lift_at_sea(), 0.01)
+
+
+def assert_fmu_matches_standalone(fmu, scenario, step):
     ref = run_standalone(scenario, step)
-    result, _ = run_fmu(kb_fmu, scenario, step)
+    result, _ = run_fmu(fmu, scenario, step)
     slack = np.asarray(ref["wire_slack"], dtype=bool)
     assert 0 < np.count_nonzero(slack) < len(slack) // 2  # the run has slack phases, and a load most of the time
     names = [n for n in ref if n not in ("time", "end_stop_active", "wire_slack")]
-    dev = max_relative_deviation(result, ref, names, output_units("KnuckleBoomCrane"))
+    dev = max_relative_deviation(result, ref, names, output_units(scenario.fmu))
     worst = max(dev, key=dev.get)
     assert dev[worst] < TOL, f"{worst} deviates {dev[worst]:.3g} of its range at {step} s"
     # The slack flag may differ only at a sample next to a switch of the reference (a switch within rounding).

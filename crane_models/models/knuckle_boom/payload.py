@@ -22,7 +22,8 @@ from ...core.payload import (Winch, Wire, payload_accelerations, point_jacobian,
                              taut_indicator, winch_rate, wire_strain_energy)
 from .crane import INPUTS, KnuckleBoomModel
 
-__all__ = ["PayloadParameters", "KnuckleBoomPayloadModel", "CraneWithoutPayload", "PAYLOAD_INPUTS",
+__all__ = ["PayloadParameters", "KnuckleBoomPayloadModel", "CraneWithoutPayload",
+           "PAYLOAD_INPUTS",
            "PAYLOAD_OUTPUTS", "PAYLOAD_BOOLEAN_OUTPUTS"]
 
 _POS = dict(low=0.0, low_open=True)
@@ -179,26 +180,32 @@ class KnuckleBoomPayloadModel:
 
 
 class CraneWithoutPayload:
-    """:class:`KnuckleBoomModel` behind the payload FMU's inputs with the payload off: ``winch_speed`` ignored,
-    the payload outputs zero (and ``wire_slack`` false); everything else, kernel stepping included, unchanged."""
+    """A crane model (:class:`KnuckleBoomModel`, or the moving-base one) behind the payload FMU's inputs with the
+    payload off: ``winch_speed`` (the last input) ignored, the payload outputs zero (and ``wire_slack`` false);
+    everything else, kernel stepping included, unchanged. The optional hooks of :mod:`simulation.cosimulation`
+    exist exactly when the crane model has them; other attributes pass through."""
 
-    input_names = KnuckleBoomPayloadModel.input_names
-
-    def __init__(self, crane_model: KnuckleBoomModel):
+    def __init__(self, crane_model):
         self.base = crane_model
         self.crane = crane_model.crane
         self.state_size = crane_model.state_size
-        self._n = len(crane_model.input_names)
-        self._zero = dict.fromkeys((n for n, _, _ in PAYLOAD_OUTPUTS), 0.0)
+        self.input_names = list(crane_model.input_names) + [n for n, _, _ in PAYLOAD_INPUTS]
+        self._n = n = len(crane_model.input_names)
+        self._zero = dict.fromkeys((name for name, _, _ in PAYLOAD_OUTPUTS), 0.0)
+        if hasattr(crane_model, "update_inputs"):
+            self.update_inputs = lambda x, aux, old, new: crane_model.update_inputs(x, aux, old[:n], new[:n])
+        if hasattr(crane_model, "compiled"):
+            self.compiled = lambda t, inputs: crane_model.compiled(t, inputs[:n])
+        if hasattr(crane_model, "impose_inputs"):
+            self.impose_inputs = lambda x, inputs: crane_model.impose_inputs(x, inputs[:n])
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "base":
+            raise AttributeError(name)
+        return getattr(self.base, name)
 
     def derivative(self, t, x, inputs):
         return self.base.derivative(t, x, inputs[:self._n])
-
-    def compiled(self, t, inputs):
-        return self.base.compiled(t, inputs[:self._n])
-
-    def update_inputs(self, x, aux, old, new):
-        return self.base.update_inputs(x, aux, old[:self._n], new[:self._n])
 
     def outputs(self, t, x, inputs, aux) -> dict:
         out = self.base.outputs(t, x, inputs[:self._n], aux)

@@ -50,21 +50,33 @@ class KnuckleBoomOnMovingBasePayloadModel:
         self._winch_at = len(KnuckleBoomOnMovingBaseModel.input_names)
         self._free = np.arange(3)
         self._indicators = None
+        self._place_load = False
         self.event_check_interval = 0.25 * math.pi * math.sqrt(self.mass * p.wire_length_min / p.wire_ea)
 
-    def initial_state(self, crane_x0: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+    def initial_state(self, crane_x0: np.ndarray, inputs: np.ndarray | None = None) -> np.ndarray:
         """The crane state ``crane_x0`` (18) with the base imposed by ``inputs``; the load at rest straight below
-        the tip (true vertical) on ``wire_length_0`` stretched by its weight."""
+        the tip (true vertical) on ``wire_length_0`` stretched by its weight. Without ``inputs`` (an FMU's build,
+        which has no inputs yet) the load is placed so by the first :meth:`impose_inputs`, the co-simulation's
+        start with its first inputs."""
+        if inputs is None:
+            self._place_load = True
+            return np.concatenate((crane_x0, np.zeros(6), [self.payload.wire_length_0]))
         x = self.base.impose_inputs(crane_x0, inputs[:self._winch_at])
-        kin = self.crane.system.kinematics(x[:_N], x[_N:])
+        return np.concatenate((x, self._hanging_load(x), np.zeros(3), [self.payload.wire_length_0]))
+
+    def _hanging_load(self, x: np.ndarray) -> np.ndarray:
+        kin = self.crane.system.kinematics(x[:_N], x[_N:2 * _N])
         tip = point_position(kin, self._tip_body, self._tip_r)
         length = self.payload.wire_length_0
-        d = length * (1.0 + self.mass * self.g / self.payload.wire_ea)
-        return np.concatenate((x, tip - [0.0, 0.0, d], np.zeros(3), [length]))
+        return tip - [0.0, 0.0, length * (1.0 + self.mass * self.g / self.payload.wire_ea)]
 
     def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-        """The base as :meth:`KnuckleBoomOnMovingBaseModel.impose_inputs`; the load shifted with the base point."""
+        """The base as :meth:`KnuckleBoomOnMovingBaseModel.impose_inputs`; the load shifted with the base point
+        (or, the first time after :meth:`initial_state` without inputs, hung below the tip)."""
         crane = self.base.impose_inputs(x[:2 * _N], inputs[:self._winch_at])
+        if self._place_load:
+            self._place_load = False
+            return np.concatenate((crane, self._hanging_load(crane), np.zeros(3), [x[_L]]))
         shift, shift_v = x[6:9] - crane[6:9], x[_N + 6:_N + 9] - crane[_N + 6:_N + 9]
         out = np.concatenate((crane, x[2 * _N:]))
         out[_LOAD] -= shift

@@ -12,7 +12,8 @@ from .crane import INPUTS
 from .moving_base import INPUTS as MB_INPUTS
 from .payload import PAYLOAD_INPUTS
 
-__all__ = ["knuckle_boom_hoisting", "knuckle_boom_at_sea", "knuckle_boom_lift", "sea_motion", "SCENARIOS"]
+__all__ = ["knuckle_boom_hoisting", "knuckle_boom_at_sea", "knuckle_boom_lift", "knuckle_boom_lift_at_sea",
+           "sea_motion", "SCENARIOS"]
 
 
 def _kb_signals(t: float) -> list:
@@ -123,5 +124,20 @@ def knuckle_boom_lift() -> Scenario:
     )
 
 
+def knuckle_boom_lift_at_sea() -> Scenario:
+    """The lift of :func:`knuckle_boom_lift` on a vessel in the moderate sea of :func:`sea_motion`
+    (KnuckleBoomCraneOnMovingBase): the hook load reaches the vessel through the interface wrench."""
+    lift = knuckle_boom_lift()
+
+    def signals(t: float) -> list:
+        crane_and_winch = _lift_signals(t)
+        return crane_and_winch[:-1] + sea_motion(t) + crane_and_winch[-1:]
+
+    figures = lift.figures[:3] + knuckle_boom_at_sea().figures[2:]
+    return Scenario(name="knuckle_boom_lift_at_sea", fmu="KnuckleBoomCraneOnMovingBase", stop_time=20.0,
+                    input_names=[n for n, _, _ in MB_INPUTS] + [n for n, _, _ in PAYLOAD_INPUTS], signals=signals,
+                    start_values=dict(lift.start_values), figures=figures, paper=lift.paper)
+
+
 SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting, "knuckle_boom_at_sea": knuckle_boom_at_sea,
-             "knuckle_boom_lift": knuckle_boom_lift}
+             "knuckle_boom_lift": knuckle_boom_lift, "knuckle_boom_lift_at_sea": knuckle_boom_lift_at_sea}

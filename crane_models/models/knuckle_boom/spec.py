@@ -14,6 +14,7 @@ from ..vessel_crane.ship import MOUNTING_OUTPUTS
 from ..vessel_crane.spec import mounting_parameters, on_ship
 from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
                       KnuckleBoomPayloadModel, PayloadParameters)
+from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel
 from .moving_base import INPUTS as MB_INPUTS, OUTPUTS as MB_OUTPUTS, KnuckleBoomOnMovingBaseModel
 
 __all__ = ["knuckle_boom_spec", "knuckle_boom_on_moving_base_spec", "FMUS"]
@@ -66,13 +67,15 @@ def payload_parameters() -> list:
 def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     """The same crane, parameters and solver settings on a base whose motion is an input (:mod:`.moving_base`)."""
     fixed = knuckle_boom_spec()
-    payload_names = {v.name for v in payload_parameters()}  # the payload is not yet on the moving base
-    fixed.parameters = [v for v in fixed.parameters if v.name not in payload_names]
     inputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in MB_INPUTS]
     inputs = [dataclasses.replace(v, start=s.start) if (s := _by_name(fixed.inputs, v.name)) else v for v in inputs]
     outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None)
                for n, u, d in tuple(MB_OUTPUTS) + tuple(MOUNTING_OUTPUTS)]
     outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
+    inputs += [FmuVariable(n, u, d, 0.0) for n, u, d in PAYLOAD_INPUTS]
+    outputs += [FmuVariable(n, u, _in_base_frame(d), 0.0, display_unit="deg" if u == "rad" else None)
+                for n, u, d in PAYLOAD_OUTPUTS]
+    outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
 
     def build(values: dict):
         model = KnuckleBoomOnMovingBaseModel(split_values(values, KnuckleBoomParameters),
@@ -82,11 +85,19 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
         _check_stroke(model.crane, crane_x0)
         x0 = np.zeros(model.state_size)
         x0[:3], x0[9:12] = crane_x0[:3], crane_x0[3:]
-        return on_ship(model, values), x0, solver_options(values)
+        if not values["payload_enabled"]:
+            return on_ship(CraneWithoutPayload(model), values), x0, solver_options(values)
+        with_payload = KnuckleBoomOnMovingBasePayloadModel(model, split_values(values, PayloadParameters))
+        return on_ship(with_payload, values), with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCraneOnMovingBase", "Knuckle boom crane (Cibicik & Egeland 2018) on a moving base: "
                    "base motion in, the wrench on the vessel out by auxiliary generalized speeds (Cibicik & "
                    "Egeland, moving base)", fixed.parameters + mounting_parameters(), inputs, outputs, build, stop_time=20.0, step_size=0.01)
+
+
+def _in_base_frame(description: str) -> str:
+    """Payload position and velocity: relative to the crane base point, in the base frame, on the moving base."""
+    return description.replace("in Frame 0", "relative to the crane base point, base frame")
 
 
 def _by_name(variables: list, name: str):
