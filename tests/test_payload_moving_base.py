@@ -21,16 +21,22 @@ def moving_base_inputs(model, roll=0.0):
     return inputs
 
 
-def test_level_resting_base_is_the_fixed_crane_with_payload():
-    """Independent check: the fixed-base payload model (another body tree, no prescribed coordinates)."""
-    mb = KnuckleBoomOnMovingBasePayloadModel(KnuckleBoomOnMovingBaseModel())
-    fixed = KnuckleBoomPayloadModel(KnuckleBoomModel())
+@pytest.mark.parametrize("deck", [False, True])
+def test_level_resting_base_is_the_fixed_crane_with_payload(deck):
+    """Independent check: the fixed-base payload model (another body tree, no prescribed coordinates); with the
+    deck, the load 1 cm into it and moving down (the moving deck's velocity and normal against the fixed one's)."""
+    payload = PayloadParameters()
+    mb = KnuckleBoomOnMovingBasePayloadModel(KnuckleBoomOnMovingBaseModel(), payload)
     inputs = moving_base_inputs(mb)
     x18 = np.zeros(18)
     x18[:3] = POSE
     x = mb.initial_state(x18, inputs)
     x[18:21] += [0.5, -0.3, 0.0]  # swinging out, and moving, so that the wire force has all components
     x[21:24] = [0.2, 0.1, -0.1]
+    if deck:
+        payload = PayloadParameters(deck_height=float(x[20]) + 0.01)
+        mb = KnuckleBoomOnMovingBasePayloadModel(KnuckleBoomOnMovingBaseModel(), payload, deck_enabled=True)
+    fixed = KnuckleBoomPayloadModel(KnuckleBoomModel(), payload, deck_enabled=deck)
     xf = np.concatenate((x[:3], x[9:12], x[18:]))
     fixed_inputs = np.concatenate((inputs[:6], [0.0]))
     xdot, aux = mb.derivative(0.0, x, inputs)
@@ -40,8 +46,9 @@ def test_level_resting_base_is_the_fixed_crane_with_payload():
     np.testing.assert_allclose(xdot[18:], xdot_f[6:], rtol=1e-9, atol=1e-12)
     out, out_f = mb.outputs(0.0, x, inputs, aux), fixed.outputs(0.0, xf, fixed_inputs, aux_f)
     for name in ("hook_load", "joint1_force_z", "joint1_moment_x", "joint1_moment_y", "joint2_force_y",
-                 "joint3_force_z", "swing_radial", "swing_tangential"):
+                 "joint3_force_z", "swing_radial", "swing_tangential", "deck_contact_force"):
         assert out[name] == pytest.approx(out_f[name], rel=1e-9, abs=1e-6), name
+    assert (out["deck_contact_force"] > 1e5) == deck  # 1 cm at 1e7 N/m, plus the damper
     # The vessel carries the hook load: the interface force is minus the Joint 1 reaction on the king.
     assert out["interface_force_z"] == pytest.approx(-out["joint1_force_z"], rel=1e-9)
 

@@ -215,3 +215,28 @@ def test_winch_pays_out_at_the_clipped_speed_and_stops_at_its_limit():
     assert sim.x[12] == pytest.approx(10.5, abs=1e-9)
     sim.step(1.0)  # reaches 10.6 at t = 1.2 s and stays there
     assert sim.x[12] == pytest.approx(10.6, abs=1e-8)
+
+
+# -- deck: lift-off ------------------------------------------------------------------------------------------
+def test_lift_off_from_the_deck_transfers_the_weight_from_deck_to_wire():
+    """The load rests on a deck with the wire slack; the winch hauls in slowly: the wire takes the weight over
+    from the deck (quasi-statically: deck force + vertical wire force = m g) until the load lifts off."""
+    m = 1000.0
+    tip, _ = tip_and_jacobian(payload_model(), POSE)
+    # A soft wire (static stretch m g L/EA = 0.49 m; with the booms' sag under the load, 0.5 m, the transfer takes
+    # ~9 s at 0.1 m/s): slow against the load's bounce on the wire (4.4 rad/s) and on the deck (100 rad/s).
+    model = KnuckleBoomPayloadModel(KnuckleBoomModel(), PayloadParameters(
+        payload_mass=m, wire_ea=2.0e5, wire_damping=0.0, wire_length_0=10.0, deck_height=float(tip[2]) - 9.8),
+        deck_enabled=True)
+    x0 = model.initial_state(np.concatenate((POSE, np.zeros(3))))
+    inputs = np.concatenate((np.zeros(3), POSE, [-0.1]))
+    res = simulate_reference(model, x0, np.linspace(0.0, 15.0, 151), lambda t: inputs, rtol=1e-9, atol=1e-9)
+    w = m * G
+    assert res["deck_contact_force"][0] == pytest.approx(w, rel=1e-9) and res["hook_load"][0] == 0.0
+    d = np.sqrt(sum((res[f"tip_{a}"] - res[f"payload_{a}"]) ** 2 for a in "xyz"))
+    wire_up = res["hook_load"] * (res["tip_z"] - res["payload_z"]) / d
+    on_deck = res["deck_contact_force"] > 0.0
+    assert on_deck[:100].all() and not on_deck[-30:].any()  # on the deck for 10 s, lifted off for the last 3 s
+    # Quasi-static transfer: the load's accelerations while on the deck stay below 1 % of g.
+    np.testing.assert_allclose((res["deck_contact_force"] + wire_up)[on_deck], w, rtol=0.01)
+    assert wire_up[on_deck].max() > 0.5 * w  # the wire did take over part of the weight while on the deck

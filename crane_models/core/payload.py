@@ -31,7 +31,7 @@ import numpy as np
 
 from .kane import Kinematics
 
-__all__ = ["Wire", "Winch", "wire_tension", "taut_indicator", "winch_rate", "point_position", "point_jacobian",
+__all__ = ["Wire", "Winch", "Deck", "deck_force", "contact_indicator", "wire_tension", "taut_indicator", "winch_rate", "point_position", "point_jacobian",
            "payload_accelerations", "wire_strain_energy", "swing_angles", "swing_angles_from_vertical"]
 
 
@@ -50,6 +50,27 @@ class Winch:
     v_max: float
     l_min: float
     l_max: float
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A compliant deck plane under the load: ``stiffness`` [N/m] and ``damping`` [N·s/m] of the contact."""
+
+    stiffness: float
+    damping: float = 0.0
+
+
+def deck_force(penetration: float, rate: float, deck: Deck) -> float:
+    """Normal force of the deck on the load, ``max(0, k δ + c δ̇)`` while the load is ``δ > 0`` below the deck
+    surface, else 0: like the wire, the contact pushes but never pulls (frictionless: no tangential force)."""
+    if penetration <= 0.0:
+        return 0.0
+    return max(0.0, deck.stiffness * penetration + deck.damping * rate)
+
+
+def contact_indicator(penetration: float, rate: float, deck: Deck) -> float:
+    """Positive in contact, negative free, zero where :func:`deck_force` switches (metres)."""
+    return min(penetration, penetration + deck.damping * rate / deck.stiffness)
 
 
 def wire_tension(d: float, d_dot: float, length: float, wire: Wire) -> float:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.parameters import param, validate, ParameterError
-from ...core.payload import (Winch, Wire, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
+from ...core.payload import (Deck, Winch, Wire, contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate, wire_strain_energy)
 from .crane import INPUTS, KnuckleBoomModel
 
@@ -43,12 +43,20 @@ class PayloadParameters:
     winch_speed_max: float = param(0.5, "m/s", "winch speed limit: |dL/dt| ≤ this", **_POS)
     wire_length_min: float = param(1.0, "m", "shortest wire the winch hauls in to", **_POS)
     wire_length_max: float = param(40.0, "m", "longest wire the winch pays out to", **_POS)
+    deck_height: float = param(0.0, "m", "height of the deck surface (used with deck_enabled): above Frame 0's "
+                               "origin on the fixed base; above the crane base point along the base's z on the "
+                               "moving base, moving with it")
+    deck_stiffness: float = param(1.0e7, "N/m", "contact stiffness of the deck under the load", **_POS)
+    deck_damping: float = param(1.0e5, "N.s/m", "contact damping of the deck (it never pulls)", 0.0)
 
     def wire(self) -> Wire:
         return Wire(self.wire_ea, self.wire_damping)
 
     def winch(self) -> Winch:
         return Winch(self.winch_speed_max, self.wire_length_min, self.wire_length_max)
+
+    def deck(self) -> Deck:
+        return Deck(self.deck_stiffness, self.deck_damping)
 
 
 PAYLOAD_INPUTS = (("winch_speed", "m/s", "winch speed command, positive pays wire out (clipped to ±winch_speed_max; "
@@ -63,6 +71,7 @@ PAYLOAD_OUTPUTS = (
     ("swing_radial", "rad", "swing of the wire from the vertical in the boom plane (positive away from the king)"),
     ("swing_tangential", "rad", "swing of the wire from the vertical across the boom plane (positive toward the "
                                 "king's x axis, the direction of positive slew)"),
+    ("deck_contact_force", "N", "normal force of the deck on the payload (0 without deck_enabled or off the deck)"),
 )
 PAYLOAD_BOOLEAN_OUTPUTS = (("wire_slack", "", "true while the wire carries no tension"),)
 
@@ -73,8 +82,11 @@ class KnuckleBoomPayloadModel:
     input_names = [name for name, _, _ in INPUTS] + [name for name, _, _ in PAYLOAD_INPUTS]
     state_size = 13
 
-    def __init__(self, crane_model: KnuckleBoomModel, payload: PayloadParameters | None = None):
+    def __init__(self, crane_model: KnuckleBoomModel, payload: PayloadParameters | None = None,
+                 deck_enabled: bool = False):
+        """``deck_enabled``: a compliant horizontal deck at ``deck_height`` under the load (Frame 0)."""
         self.base = crane_model
+        self.deck: Deck | None = None
         self.crane = crane_model.crane
         self.payload = payload if payload is not None else PayloadParameters()
         validate(self.payload)
@@ -83,6 +95,8 @@ class KnuckleBoomPayloadModel:
             raise ParameterError(f"wire_length_0 = {p.wire_length_0} m must lie in [wire_length_min, wire_length_max]"
                                  f" = [{p.wire_length_min}, {p.wire_length_max}] m")
         self.wire, self.winch, self.mass = p.wire(), p.winch(), float(p.payload_mass)
+        if deck_enabled:
+            self.deck = p.deck()
         self.g = self.crane.params.g
         self._tip_body, self._king = self.crane.system.index["boom3"], self.crane.system.index["king"]
         self._tip_r = np.array([0.0, 0.0, self.crane.params.l3])
@@ -99,7 +113,21 @@ class KnuckleBoomPayloadModel:
         tip = point_position(kin, self._tip_body, self._tip_r)
         length = self.payload.wire_length_0
         d = length * (1.0 + self.mass * self.g / self.payload.wire_ea)
-        return np.concatenate((crane_x0[:6], tip - [0.0, 0.0, d], np.zeros(3), [length]))
+        load = tip - [0.0, 0.0, d]
+        if self.deck is not None:  # not through the deck: resting on it, pressed in by its weight
+            load[2] = max(load[2], self.payload.deck_height - self.mass * self.g / self.deck.stiffness)
+        return np.concatenate((crane_x0[:6], load, np.zeros(3), [length]))
+
+    def _deck_force(self, x: np.ndarray) -> float:
+        """The deck's normal force on the load (along z0), 0 without a deck."""
+        if self.deck is None:
+            return 0.0
+        return deck_force(self.payload.deck_height - float(x[8]), -float(x[11]), self.deck)
+
+    def _deck_indicator(self, x: np.ndarray) -> float:
+        if self.deck is None:
+            return 1.0
+        return contact_indicator(self.payload.deck_height - float(x[8]), -float(x[11]), self.deck)
 
     # -- dynamics -------------------------------------------------------------------------------
     def _tip(self, kin) -> tuple:
@@ -112,18 +140,20 @@ class KnuckleBoomPayloadModel:
         tip, tip_v, J = self._tip(kin)
         acc, force, tension, d = payload_accelerations(x[6:9], x[9:12], tip, tip_v, x[12], self.mass, self.g,
                                                        self.wire)
+        contact = self._deck_force(x)
+        acc[2] += contact / self.mass
         udot = kin.udot + self.crane.system.solve_with(kin, J.T @ force)
         length = float(x[12])
         l_dot = winch_rate(length, float(inputs[6]), self.winch)
         xdot = np.concatenate((x[3:6], udot, x[9:12], acc, [l_dot]))
         # The indicators at this state, for event_indicators at the stepper's last stage (which is this one).
         d_dot = float((x[6:9] - tip) @ (x[9:12] - tip_v)) / d
-        self._indicators = (x.copy(), self._indicator_values(d, d_dot, length))
-        return xdot, (kin, udot, force, tension, tip)
+        self._indicators = (x.copy(), self._indicator_values(d, d_dot, length, x))
+        return xdot, (kin, udot, force, tension, tip, contact)
 
-    def _indicator_values(self, d: float, d_dot: float, length: float) -> np.ndarray:
+    def _indicator_values(self, d: float, d_dot: float, length: float, x: np.ndarray) -> np.ndarray:
         return np.array([taut_indicator(d, d_dot, length, self.wire), length - self.winch.l_min,
-                         self.winch.l_max - length])
+                         self.winch.l_max - length, self._deck_indicator(x)])
 
     def event_indicators(self, t: float, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """Taut (> 0) or slack (< 0) wire (:func:`core.payload.taut_indicator`); the winch inside its length range.
@@ -136,7 +166,7 @@ class KnuckleBoomPayloadModel:
         tip, tip_v, _ = self._tip(kin)
         rel = x[6:9] - tip
         d = math.sqrt(float(rel @ rel))
-        return self._indicator_values(d, float(rel @ (x[9:12] - tip_v)) / d, float(x[12]))
+        return self._indicator_values(d, float(rel @ (x[9:12] - tip_v)) / d, float(x[12]), x)
 
     # -- outputs --------------------------------------------------------------------------------
     def tip_wrench(self, kin, force: np.ndarray, tip: np.ndarray) -> np.ndarray:
@@ -147,13 +177,13 @@ class KnuckleBoomPayloadModel:
         return np.concatenate((f, np.cross(arm, f)))
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin, udot, force, tension, tip = aux
+        kin, udot, force, tension, tip, contact = aux
         extra = np.zeros((self.crane.system.nb, 6))
         extra[self._tip_body] = self.tip_wrench(kin, force, tip)
         out = self.base.crane_outputs(kin, x[:6], udot, extra)
         # The booms lie in the king's y-z plane: its y axis is the radial direction.
         radial, tangential = swing_angles_from_vertical(x[6:9] - tip, kin.rotation[self._king][:, 1])
-        values = [tension, x[12], *x[6:12], radial, tangential]
+        values = [tension, x[12], *x[6:12], radial, tangential, contact]
         out.update(zip((n for n, _, _ in PAYLOAD_OUTPUTS), (float(v) for v in values)))
         out["wire_slack"] = bool(tension <= 0.0)
         return out
@@ -166,6 +196,8 @@ class KnuckleBoomPayloadModel:
         tip, _, _ = self._tip(kin)
         e_load = 0.5 * self.mass * float(x[9:12] @ x[9:12]) + self.mass * self.g * float(x[8])
         e_wire = wire_strain_energy(float(np.linalg.norm(x[6:9] - tip)), float(x[12]), self.wire)
+        if self.deck is not None:  # the deck's spring
+            e_wire += 0.5 * self.deck.stiffness * max(0.0, self.payload.deck_height - float(x[8])) ** 2
         e_crane = self.crane.system.kinetic_energy(kin)
         if self.base.controller_enabled:  # the compensation cancels the crane's weight; K_P is a spring
             e_crane += 0.5 * float(self.base.controller.kp @ (inputs[3:6] - x[:3]) ** 2)

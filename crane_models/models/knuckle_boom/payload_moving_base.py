@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ...core.parameters import ParameterError, validate
-from ...core.payload import (payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
+from ...core.payload import (contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate)
 from .moving_base import N_COORDINATES, KnuckleBoomOnMovingBaseModel
 from .payload import PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, PayloadParameters
@@ -35,7 +35,10 @@ class KnuckleBoomOnMovingBasePayloadModel:
     input_names = KnuckleBoomOnMovingBaseModel.input_names + [n for n, _, _ in PAYLOAD_INPUTS]
     state_size = 2 * _N + 7
 
-    def __init__(self, crane_model: KnuckleBoomOnMovingBaseModel, payload: PayloadParameters | None = None):
+    def __init__(self, crane_model: KnuckleBoomOnMovingBaseModel, payload: PayloadParameters | None = None,
+                 deck_enabled: bool = False):
+        """``deck_enabled``: a compliant deck plane ``deck_height`` above the crane base point along the base's z,
+        moving with the base."""
         self.base = crane_model
         self.crane = crane_model.crane
         self.payload = p = payload if payload is not None else PayloadParameters()
@@ -51,6 +54,7 @@ class KnuckleBoomOnMovingBasePayloadModel:
         self._free = np.arange(3)
         self._indicators = None
         self._place_load = False
+        self.deck = p.deck() if deck_enabled else None
         self.event_check_interval = 0.25 * math.pi * math.sqrt(self.mass * p.wire_length_min / p.wire_ea)
 
     def initial_state(self, crane_x0: np.ndarray, inputs: np.ndarray | None = None) -> np.ndarray:
@@ -68,7 +72,20 @@ class KnuckleBoomOnMovingBasePayloadModel:
         kin = self.crane.system.kinematics(x[:_N], x[_N:2 * _N])
         tip = point_position(kin, self._tip_body, self._tip_r)
         length = self.payload.wire_length_0
-        return tip - [0.0, 0.0, length * (1.0 + self.mass * self.g / self.payload.wire_ea)]
+        drop = length * (1.0 + self.mass * self.g / self.payload.wire_ea)
+        if self.deck is not None:  # not through the deck: resting on it, pressed in by its weight
+            n, o = kin.rotation[self.base._base][:, 2], kin.origin[self.base._base]
+            squeeze = self.mass * self.g / self.deck.stiffness
+            drop = min(drop, (float(n @ (tip - o)) - self.payload.deck_height + squeeze) / n[2])
+        return tip - [0.0, 0.0, drop]
+
+    def _deck_state(self, kin, x: np.ndarray) -> tuple:
+        """``(penetration, its rate, normal)`` of the load in the moving deck plane."""
+        b = self.base._base
+        n, o = kin.rotation[b][:, 2], kin.origin[b]
+        r_local = kin.rotation[b].T @ (x[_LOAD] - o)  # the deck point under the load, base coordinates
+        deck_v = point_jacobian(kin, b, r_local) @ kin.u
+        return (self.payload.deck_height - float(n @ (x[_LOAD] - o)), -float(n @ (x[_LOAD_V] - deck_v)), n)
 
     def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """The base as :meth:`KnuckleBoomOnMovingBaseModel.impose_inputs`; the load shifted with the base point
@@ -92,6 +109,11 @@ class KnuckleBoomOnMovingBasePayloadModel:
         tip, tip_v, J = self._tip(kin)
         acc, force, tension, d = payload_accelerations(x[_LOAD], x[_LOAD_V], tip, tip_v, x[_L], self.mass, self.g,
                                                        self.wire)
+        contact = 0.0
+        if self.deck is not None:
+            pen, rate, normal = self._deck_state(kin, x)
+            contact = deck_force(pen, rate, self.deck)
+            acc = acc + (contact / self.mass) * normal
         M = kin.M if kin.M is not None else self.crane.system.mass_matrix(kin)
         udot = np.array(kin.udot, dtype=float)
         udot[:3] += self.crane.system.solve(M[:3, :3], (J.T @ force)[:3])  # base accelerations are prescribed
@@ -99,12 +121,13 @@ class KnuckleBoomOnMovingBasePayloadModel:
         l_dot = winch_rate(length, float(inputs[self._winch_at]), self.winch)
         xdot = np.concatenate((x[_N:2 * _N], udot, x[_LOAD_V], acc, [l_dot]))
         d_dot = float((x[_LOAD] - tip) @ (x[_LOAD_V] - tip_v)) / d
-        self._indicators = (x.copy(), self._indicator_values(d, d_dot, length))
-        return xdot, (kin, udot, force, tension, tip)
+        self._indicators = (x.copy(), self._indicator_values(d, d_dot, length, kin, x))
+        return xdot, (kin, udot, force, tension, tip, contact)
 
-    def _indicator_values(self, d: float, d_dot: float, length: float) -> np.ndarray:
+    def _indicator_values(self, d: float, d_dot: float, length: float, kin, x: np.ndarray) -> np.ndarray:
+        deck = 1.0 if self.deck is None else contact_indicator(*self._deck_state(kin, x)[:2], self.deck)
         return np.array([taut_indicator(d, d_dot, length, self.wire), length - self.winch.l_min,
-                         self.winch.l_max - length])
+                         self.winch.l_max - length, deck])
 
     def event_indicators(self, t: float, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """As :meth:`.payload.KnuckleBoomPayloadModel.event_indicators` (functions of the state alone)."""
@@ -115,10 +138,10 @@ class KnuckleBoomOnMovingBasePayloadModel:
         tip, tip_v, _ = self._tip(kin)
         rel = x[_LOAD] - tip
         d = math.sqrt(float(rel @ rel))
-        return self._indicator_values(d, float(rel @ (x[_LOAD_V] - tip_v)) / d, float(x[_L]))
+        return self._indicator_values(d, float(rel @ (x[_LOAD_V] - tip_v)) / d, float(x[_L]), kin, x)
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin, udot, force, tension, tip = aux
+        kin, udot, force, tension, tip, contact = aux
         R = kin.rotation[self._tip_body]
         f = R.T @ force
         extra = np.zeros((self.crane.system.nb, 6))
@@ -131,7 +154,7 @@ class KnuckleBoomOnMovingBasePayloadModel:
         rel_p = rb.T @ (x[_LOAD] - origin)
         rel_v = rb.T @ (x[_LOAD_V] - base_v)
         radial, tangential = swing_angles_from_vertical(x[_LOAD] - tip, kin.rotation[self._king][:, 1])
-        values = [tension, x[_L], *rel_p, *rel_v, radial, tangential]
+        values = [tension, x[_L], *rel_p, *rel_v, radial, tangential, contact]
         out.update(zip((n for n, _, _ in PAYLOAD_OUTPUTS), (float(v) for v in values)))
         out["wire_slack"] = bool(tension <= 0.0)
         return out

@@ -50,7 +50,8 @@ def knuckle_boom_spec() -> FmuSpec:
         _check_stroke(model.crane, x0)
         if not values["payload_enabled"]:
             return CraneWithoutPayload(model), x0, solver_options(values)
-        with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters))
+        with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters),
+                                               bool(values["deck_enabled"]))
         return with_payload, with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCrane", "Knuckle boom crane with two hydraulic cylinders and joint reaction "
@@ -61,7 +62,9 @@ def knuckle_boom_spec() -> FmuSpec:
 def payload_parameters() -> list:
     """``payload_enabled`` (default off: the crane exactly as without this option) and the payload's parameters."""
     return [FmuVariable("payload_enabled", "", "payload on a hoisting wire at the crane tip (true) or none (false)",
-                        False, "boolean")] + parameters_from_dataclasses(PayloadParameters())
+                        False, "boolean"),
+            FmuVariable("deck_enabled", "", "a compliant deck under the payload (true; deck_height, deck_stiffness, "
+                        "deck_damping) or none (false)", False, "boolean")] + parameters_from_dataclasses(PayloadParameters())
 
 
 def knuckle_boom_on_moving_base_spec() -> FmuSpec:
@@ -87,7 +90,8 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
         x0[:3], x0[9:12] = crane_x0[:3], crane_x0[3:]
         if not values["payload_enabled"]:
             return on_ship(CraneWithoutPayload(model), values), x0, solver_options(values)
-        with_payload = KnuckleBoomOnMovingBasePayloadModel(model, split_values(values, PayloadParameters))
+        with_payload = KnuckleBoomOnMovingBasePayloadModel(model, split_values(values, PayloadParameters),
+                                                           bool(values["deck_enabled"]))
         return on_ship(with_payload, values), with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCraneOnMovingBase", "Knuckle boom crane (Cibicik & Egeland 2018) on a moving base: "
