@@ -223,30 +223,35 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
 def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u_in: np.ndarray, rtol: float,
                         atol: float, method: str) -> np.ndarray:
     """``x(t1)`` from ``x(t0)`` by ``solve_ivp``; with the model's state events (``event_indicators``) as
-    terminal events located by the solver, restarting after each one just past it (a stretch of
-    ``EVENT_TIME_TOLERANCE`` integrated without events, so the restart does not find the same crossing)."""
+    terminal events located by the solver, restarting after each one just past it: a stretch integrated without
+    events (``EVENT_TIME_TOLERANCE``, ten times longer up to 1e-6 s until the indicators' signs have changed), and
+    the indicators held at their restart signs for ``EVENT_TIME_TOLERANCE`` more, so that the solver's root search
+    never starts on a value within rounding of zero (scipy's brentq then finds no sign change and fails)."""
     def rhs(t, y):
         return model.derivative(t, y, u_in)[0]
 
     indicators = getattr(model, "event_indicators", None)
-    events = None
-    if indicators is not None:
-        n_ev = len(indicators(t0, x, u_in))
-        events = [_terminal(lambda t, y, i=i: indicators(t, y, u_in)[i]) for i in range(n_ev)]
     t = t0
     while t1 - t > 0.0:
+        events = None
+        if indicators is not None:
+            start_signs = np.sign(indicators(t, x, u_in))
+            events = [_terminal(lambda tt, y, i=i, ts=t, s0=float(s0): s0 if tt - ts < EVENT_TIME_TOLERANCE
+                                else indicators(tt, y, u_in)[i]) for i, s0 in enumerate(start_signs)]
         sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
                         events=events)
         if not sol.success:
             raise StepFailure(f"reference solver failed at t = {t:.6g} s: {sol.message}")
         x, t = sol.y[:, -1], sol.t[-1]
-        if sol.status == 1 and t1 - t > EVENT_TIME_TOLERANCE:  # an event: step past it without events
-            t_past = t + EVENT_TIME_TOLERANCE
-            x = solve_ivp(rhs, (t, t_past), x, method=method, rtol=rtol, atol=atol).y[:, -1]
-            t = t_past
-        elif sol.status == 1:
-            x = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol).y[:, -1]
-            t = t1
+        if sol.status == 1:  # an event: step past it without events
+            before, nudge = start_signs, EVENT_TIME_TOLERANCE
+            while True:
+                t_past = min(t + nudge, t1)
+                y = solve_ivp(rhs, (t, t_past), x, method=method, rtol=rtol, atol=atol).y[:, -1]
+                if t_past >= t1 or nudge >= 1e-6 or not np.array_equal(np.sign(indicators(t_past, y, u_in)), before):
+                    break
+                nudge *= 10.0
+            x, t = y, t_past
     return x
 
 

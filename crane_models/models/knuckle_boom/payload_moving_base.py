@@ -18,6 +18,7 @@ import numpy as np
 from ...core.parameters import ParameterError, validate
 from ...core.payload import (contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate)
+from ..vessel_crane.split import euler_rate_matrix
 from .moving_base import N_COORDINATES, KnuckleBoomOnMovingBaseModel
 from .payload import PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, PayloadParameters
 
@@ -83,8 +84,10 @@ class KnuckleBoomOnMovingBasePayloadModel:
         """``(penetration, its rate, normal)`` of the load in the moving deck plane."""
         b = self.base._base
         n, o = kin.rotation[b][:, 2], kin.origin[b]
-        r_local = kin.rotation[b].T @ (x[_LOAD] - o)  # the deck point under the load, base coordinates
-        deck_v = point_jacobian(kin, b, r_local) @ kin.u
+        # Velocity of the deck point under the load: v_base + ω × r, from the base's rates (the kernel leaves the
+        # Jacobians of the massless base bodies zero, so not by point_jacobian).
+        omega = kin.rotation[b] @ (euler_rate_matrix(float(x[3]), float(x[4])) @ x[_N + 3:_N + 6])
+        deck_v = x[_N + 6:_N + 9] + np.cross(omega, x[_LOAD] - o)
         return (self.payload.deck_height - float(n @ (x[_LOAD] - o)), -float(n @ (x[_LOAD_V] - deck_v)), n)
 
     def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:

@@ -96,8 +96,8 @@ def knuckle_boom_at_sea(stop_time: float = 20.0) -> Scenario:
 
 
 def _lift_signals(t: float) -> list:
-    """A lift with the payload (issue 14): luff up while hauling in at full winch speed (the abrupt start jerks the
-    load, the abrupt stop at 5 s lets the wire go slack for moments), slew 1 rad (the load swings), stretch the
+    """A lift with the payload (issue 14): from the deck, luff up while hauling in at full winch speed (the wire
+    goes taut and lifts the load off; the abrupt stop at 5 s lets the wire go slack for moments), slew 1 rad (the load swings), stretch the
     outer boom, then pay out to lower the load. The winch command is a step: the winch has no ramp of its own."""
     crane = _kb_signals(t)
     winch = -0.5 if 1.0 <= t < 5.0 else (0.5 if 14.0 <= t < 18.0 else 0.0)
@@ -112,11 +112,14 @@ def knuckle_boom_lift() -> Scenario:
         # Dormand-Prince at rtol 1e-6: the snaps and slack phases of the abrupt winch steps need it (measured on
         # this scenario at 10 ms: hook load within 2.4e-5 of its range of the reference; RK23 at the FMU's default
         # rtol 1e-4 is 5 % off at the snaps, at 1e-6 6e-4), for 1.5 times the wall time of RK23 at 1e-4.
-        start_values={"q1_0": 0.0, "q2_0": 0.6, "q3_0": 0.6, "payload_enabled": True, "integrator": 2, "rtol": 1e-6},
+        # The deck 0.6 m above the hanging point: the load starts resting on it, the wire slack, and lifts off.
+        start_values={"q1_0": 0.0, "q2_0": 0.6, "q3_0": 0.6, "payload_enabled": True, "integrator": 2, "rtol": 1e-6,
+                      "deck_enabled": True, "deck_height": -7.0},
         figures=[
             ("hook_load", "Hook load (wire tension)", [("hook_load", "T")], "force [N]"),
             ("wire", "Wire length and payload height", [("wire_length", "L"), ("payload_z", "z_load")], "[m]"),
             ("swing", "Swing angles of the wire", [("swing_radial", "radial"), ("swing_tangential", "tangential")]),
+            ("deck", "Deck contact force on the payload", [("deck_contact_force", "N")], "force [N]"),
             _wrench_figure("joint1_forces", "joint1", "force", "Frame 0", 9),
             _wrench_figure("joint1_moments", "joint1", "moment", "Frame 0", 10),
         ],
@@ -133,7 +136,7 @@ def knuckle_boom_lift_at_sea() -> Scenario:
         crane_and_winch = _lift_signals(t)
         return crane_and_winch[:-1] + sea_motion(t) + crane_and_winch[-1:]
 
-    figures = lift.figures[:3] + knuckle_boom_at_sea().figures[2:]
+    figures = lift.figures[:4] + knuckle_boom_at_sea().figures[2:]
     return Scenario(name="knuckle_boom_lift_at_sea", fmu="KnuckleBoomCraneOnMovingBase", stop_time=20.0,
                     input_names=[n for n, _, _ in MB_INPUTS] + [n for n, _, _ in PAYLOAD_INPUTS], signals=signals,
                     start_values=dict(lift.start_values), figures=figures, paper=lift.paper)
