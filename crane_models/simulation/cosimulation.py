@@ -11,6 +11,11 @@ A *model* here is any object with
 * optionally ``impose_inputs(x, inputs) -> x``: the state with the part the inputs prescribe put in place
   (the position and velocity of a moving base at a communication point), applied when the inputs change
   and at the start of every step; inside a step that part evolves with the model;
+* optionally ``event_indicators(t, x, inputs) -> array``: functions of the state whose sign changes are
+  state events (a wire going taut or slack); a step never crosses one: the crossing is located by bisection
+  (re-integrating from the step's start) to ``EVENT_TIME_TOLERANCE`` and the integration restarts just past it;
+  ``event_check_interval`` (seconds, optional) bounds how far the stepper runs between sign checks, so that
+  two crossings in one check (a short taut phase) are not missed;
 * optionally ``compiled(t, inputs) -> (core.native.NativeIntegration, kernel inputs) | None``: the whole
   right-hand side in the compiled kernel, valid from ``t`` up to the next switching time; an explicit
   stepper then runs its steps in the kernel too (same tableau and step-size control).
@@ -27,7 +32,11 @@ import numpy as np
 
 from .integrators import StepBudgetExceeded, StepFailure, _rounding, make_stepper
 
-__all__ = ["CoSimulation", "simulate_reference", "StepFailure"]
+__all__ = ["CoSimulation", "simulate_reference", "StepFailure", "EVENT_TIME_TOLERANCE"]
+
+# A located state event lies within this many seconds before the restart point: far below any time scale the
+# models resolve (the fastest, a wire's axial mode, has periods of milliseconds).
+EVENT_TIME_TOLERANCE = 1e-9
 
 
 class CoSimulation:
@@ -118,8 +127,45 @@ class CoSimulation:
         self.t, self.x, self._k, self._aux = t_end, x, k, aux
 
     def _advance(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
-        """The stepper from ``t`` to ``t_end`` (no switching time in between): in the kernel when the model
-        has a compiled right-hand side and the stepper a tableau, else in Python."""
+        """The stepper from ``t`` to ``t_end`` (no switching time in between), stopping at the model's state
+        events (:meth:`_advance_to_events`)."""
+        if not hasattr(self.model, "event_indicators"):
+            return self._integrate(t, x, t_end, k, aux)
+        return self._advance_to_events(t, x, t_end, k, aux)
+
+    def _signs(self, t: float, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self.model.event_indicators(t, x, self.inputs)) > 0.0
+
+    def _advance_to_events(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
+        """Integrate in checks of at most ``event_check_interval``; where an indicator changed sign, bisect the
+        check (re-integrating from its start, the stepper's step size restored) down to
+        ``EVENT_TIME_TOLERANCE`` and continue from the point just past the crossing, with the derivative there."""
+        interval = float(getattr(self.model, "event_check_interval", math.inf))
+        while t_end - t > _rounding(t_end):
+            signs = self._signs(t, x)
+            t1 = t_end if t + interval >= t_end - _rounding(t_end) else t + interval
+            h0 = self.stepper.get_state()
+            x1, k1, aux1 = self._integrate(t, x, t1, k, aux)
+            if np.array_equal(self._signs(t1, x1), signs):
+                t, x, k, aux = t1, x1, k1, aux1
+                continue
+            lo = t
+            while t1 - lo > EVENT_TIME_TOLERANCE:
+                mid = 0.5 * (lo + t1)
+                self.stepper.set_state(h0)
+                xm, km, auxm = self._integrate(lo, x, mid, k, aux)
+                if np.array_equal(self._signs(mid, xm), signs):
+                    lo, x, k, aux = mid, xm, km, auxm  # no crossing before mid: continue from there
+                    h0 = self.stepper.get_state()
+                else:
+                    t1, x1, k1, aux1 = mid, xm, km, auxm
+            t, x = t1, x1
+            k, aux = self._f(t, x)  # the value past the crossing
+        return x, k, aux
+
+    def _integrate(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
+        """The stepper from ``t`` to ``t_end``: in the kernel when the model has a compiled right-hand side
+        and the stepper a tableau, else in Python."""
         compiled = self.model.compiled(t, self.inputs) if hasattr(self.model, "compiled") else None
         if compiled is not None and hasattr(self.stepper, "tableau"):
             integration, inputs = compiled
@@ -162,11 +208,7 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
     for t0, t1 in zip(times[:-1], times[1:]):
         u_in = np.asarray(inputs_at(t0), dtype=float)
         x = impose(x, u_in)
-        sol = solve_ivp(lambda t, y: model.derivative(t, y, u_in)[0], (t0, t1), x, method=method,
-                        rtol=rtol, atol=atol, first_step=min(t1 - t0, 1e-3))
-        if not sol.success:
-            raise StepFailure(f"reference solver failed at t = {t0:.6g} s: {sol.message}")
-        x = sol.y[:, -1]
+        x = _reference_interval(solve_ivp, model, x, t0, t1, u_in, rtol, atol, method)
         model.check_state(x)
         _, aux = model.derivative(t1, x, u_in)
         rows.append(model.outputs(t1, x, u_in, aux))
@@ -176,3 +218,43 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
     for name in rows[0]:
         out[name] = np.array([r[name] for r in rows])
     return out
+
+
+def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u_in: np.ndarray, rtol: float,
+                        atol: float, method: str) -> np.ndarray:
+    """``x(t1)`` from ``x(t0)`` by ``solve_ivp``; with the model's state events (``event_indicators``) as
+    terminal events located by the solver, restarting after each one just past it: a stretch integrated without
+    events (``EVENT_TIME_TOLERANCE``, ten times longer up to 1e-6 s until the indicators' signs have changed), and
+    the indicators held at their restart signs for ``EVENT_TIME_TOLERANCE`` more, so that the solver's root search
+    never starts on a value within rounding of zero (scipy's brentq then finds no sign change and fails)."""
+    def rhs(t, y):
+        return model.derivative(t, y, u_in)[0]
+
+    indicators = getattr(model, "event_indicators", None)
+    t = t0
+    while t1 - t > 0.0:
+        events = None
+        if indicators is not None:
+            start_signs = np.sign(indicators(t, x, u_in))
+            events = [_terminal(lambda tt, y, i=i, ts=t, s0=float(s0): s0 if tt - ts < EVENT_TIME_TOLERANCE
+                                else indicators(tt, y, u_in)[i]) for i, s0 in enumerate(start_signs)]
+        sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
+                        events=events)
+        if not sol.success:
+            raise StepFailure(f"reference solver failed at t = {t:.6g} s: {sol.message}")
+        x, t = sol.y[:, -1], sol.t[-1]
+        if sol.status == 1:  # an event: step past it without events
+            before, nudge = start_signs, EVENT_TIME_TOLERANCE
+            while True:
+                t_past = min(t + nudge, t1)
+                y = solve_ivp(rhs, (t, t_past), x, method=method, rtol=rtol, atol=atol).y[:, -1]
+                if t_past >= t1 or nudge >= 1e-6 or not np.array_equal(np.sign(indicators(t_past, y, u_in)), before):
+                    break
+                nudge *= 10.0
+            x, t = y, t_past
+    return x
+
+
+def _terminal(fun):
+    fun.terminal = True
+    return fun

@@ -302,11 +302,18 @@ class KnuckleBoomModel:
         return kin.efforts - stop, stop, active
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin = aux
+        return self.crane_outputs(aux, x, aux.udot)
+
+    def crane_outputs(self, kin: Kinematics, x: np.ndarray, udot: np.ndarray, applied=None) -> dict:
+        """The outputs at the evaluation ``kin`` with accelerations ``udot``; ``applied``: further wrenches on
+        the bodies (``[f; n]`` at each COG, body coordinates), e.g. a hoisting wire on Body 3, which enter
+        every reaction."""
         effort, stop, active = self.applied_efforts(kin)
         crane = self.crane
         wrenches = crane.system.gravity_wrenches(kin, crane.params.g) + crane.actuator_wrenches(effort + stop)
-        r = crane.reactions(kin, kin.udot, wrenches)
+        if applied is not None:
+            wrenches = wrenches + applied
+        r = crane.reactions(kin, udot, wrenches)
         angles = crane.angles(kin)
         # One flat vector in the order of _REAL_OUTPUT_ORDER; tolist() gives Python floats in one call.
         values = np.concatenate((x, [angles["alpha2"], angles["alpha3"], angles["beta2"], angles["beta3"]],

@@ -173,12 +173,20 @@ class KnuckleBoomOnMovingBaseModel:
         return kin.rotation[b].T @ (self.crane.tip_position(kin) - kin.origin[b])
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin = aux
+        return self.outputs_with(aux, x, inputs, aux.udot)
+
+    def outputs_with(self, kin: Kinematics, x: np.ndarray, inputs: np.ndarray, udot: np.ndarray,
+                     extra: np.ndarray | None = None) -> dict:
+        """The outputs at the evaluation ``kin`` with accelerations ``udot``; ``extra``: further applied wrenches
+        (``[f; n]`` at each COG, body coordinates; a hoisting wire on Body 3), which enter every reaction and
+        the interface wrench."""
         effort, stop, active = self.applied_efforts(kin)
         actuators = effort + stop
         applied = self.applied_wrenches(kin, actuators)
-        force, moment = self.interface_wrench(kin, kin.udot, actuators, applied)
-        r = self.crane.reactions(kin, kin.udot, applied)
+        if extra is not None:
+            applied = applied + extra
+        force, moment = self.interface_wrench(kin, udot, actuators, applied)
+        r = self.crane.reactions(kin, udot, applied)
         rotation = kin.rotation
         joint1 = r["joint1"].reshape(2, 3) @ rotation[self._base]  # Frame 0 -> base frame: (R^T v)^T = v^T R
         origin = kin.origin[self._base]

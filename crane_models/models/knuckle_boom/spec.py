@@ -12,6 +12,9 @@ from .crane import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, Knu
                     KnuckleBoomModel, KnuckleBoomParameters)
 from ..vessel_crane.ship import MOUNTING_OUTPUTS
 from ..vessel_crane.spec import mounting_parameters, on_ship
+from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
+                      KnuckleBoomPayloadModel, PayloadParameters)
+from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel
 from .moving_base import INPUTS as MB_INPUTS, OUTPUTS as MB_OUTPUTS, KnuckleBoomOnMovingBaseModel
 
 __all__ = ["knuckle_boom_spec", "knuckle_boom_on_moving_base_spec", "FMUS"]
@@ -29,22 +32,39 @@ def knuckle_boom_spec() -> FmuSpec:
     # RK23: one step of 3 evaluations spans a communication step of this smooth, well-damped model; DP5
     # would spend 6 for no accuracy the validation can see (measured: README, Performance).
     params += [integrator_parameter(0), SOLVER_PARAMETERS[0], dataclasses.replace(SOLVER_PARAMETERS[1], start=1e-4)]
+    payload = payload_parameters()
     # Set-points start at the initial pose, so an unconnected set-point input holds the crane still.
     start = {"q1_ref": init.q1_0, "q2_ref": init.q2_0, "q3_ref": init.q3_0}
     inputs = [FmuVariable(n, u, d, start.get(n, 0.0), display_unit="deg" if u == "rad" else None)
               for n, u, d in INPUTS]
     outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in OUTPUTS]
     outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
+    inputs += [FmuVariable(n, u, d, 0.0) for n, u, d in PAYLOAD_INPUTS]
+    outputs += [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in PAYLOAD_OUTPUTS]
+    outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
 
     def build(values: dict):
         model = KnuckleBoomModel(split_values(values, KnuckleBoomParameters), split_values(values, KnuckleBoomController),
                                  bool(values["controller_enabled"]))
         x0 = split_values(values, KnuckleBoomInitialState).state()
         _check_stroke(model.crane, x0)
-        return model, x0, solver_options(values)
+        if not values["payload_enabled"]:
+            return CraneWithoutPayload(model), x0, solver_options(values)
+        with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters),
+                                               bool(values["deck_enabled"]))
+        return with_payload, with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCrane", "Knuckle boom crane with two hydraulic cylinders and joint reaction "
-                   "forces (Cibicik & Egeland 2018)", params, inputs, outputs, build, stop_time=20.0, step_size=0.01)
+                   "forces (Cibicik & Egeland 2018), optionally a payload on a hoisting wire with a winch",
+                   params + payload, inputs, outputs, build, stop_time=20.0, step_size=0.01)
+
+
+def payload_parameters() -> list:
+    """``payload_enabled`` (default off: the crane exactly as without this option) and the payload's parameters."""
+    return [FmuVariable("payload_enabled", "", "payload on a hoisting wire at the crane tip (true) or none (false)",
+                        False, "boolean"),
+            FmuVariable("deck_enabled", "", "a compliant deck under the payload (true; deck_height, deck_stiffness, "
+                        "deck_damping) or none (false)", False, "boolean")] + parameters_from_dataclasses(PayloadParameters())
 
 
 def knuckle_boom_on_moving_base_spec() -> FmuSpec:
@@ -55,6 +75,10 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None)
                for n, u, d in tuple(MB_OUTPUTS) + tuple(MOUNTING_OUTPUTS)]
     outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
+    inputs += [FmuVariable(n, u, d, 0.0) for n, u, d in PAYLOAD_INPUTS]
+    outputs += [FmuVariable(n, u, _in_base_frame(d), 0.0, display_unit="deg" if u == "rad" else None)
+                for n, u, d in PAYLOAD_OUTPUTS]
+    outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
 
     def build(values: dict):
         model = KnuckleBoomOnMovingBaseModel(split_values(values, KnuckleBoomParameters),
@@ -64,11 +88,20 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
         _check_stroke(model.crane, crane_x0)
         x0 = np.zeros(model.state_size)
         x0[:3], x0[9:12] = crane_x0[:3], crane_x0[3:]
-        return on_ship(model, values), x0, solver_options(values)
+        if not values["payload_enabled"]:
+            return on_ship(CraneWithoutPayload(model), values), x0, solver_options(values)
+        with_payload = KnuckleBoomOnMovingBasePayloadModel(model, split_values(values, PayloadParameters),
+                                                           bool(values["deck_enabled"]))
+        return on_ship(with_payload, values), with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCraneOnMovingBase", "Knuckle boom crane (Cibicik & Egeland 2018) on a moving base: "
                    "base motion in, the wrench on the vessel out by auxiliary generalized speeds (Cibicik & "
                    "Egeland, moving base)", fixed.parameters + mounting_parameters(), inputs, outputs, build, stop_time=20.0, step_size=0.01)
+
+
+def _in_base_frame(description: str) -> str:
+    """Payload position and velocity: relative to the crane base point, in the base frame, on the moving base."""
+    return description.replace("in Frame 0", "relative to the crane base point, base frame")
 
 
 def _by_name(variables: list, name: str):
