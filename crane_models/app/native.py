@@ -20,10 +20,10 @@ import site
 import stat
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
+from ..fmi.runtime import shared_libpython as libpython  # one definition of where libpython is
 from .fmus import CliError, resolve_fmu, writable_dir
 
 __all__ = ["add_commands", "libpython", "native_host_environment", "ecos_executable", "ecos_command"]
@@ -40,14 +40,6 @@ def add_commands(sub) -> None:
     p.add_argument("--fmus", type=Path, help="folder of built FMUs for NAME (default: crane-cosim-out/fmus)")
     p.add_argument("--print-env", action="store_true", help="print the shell commands of the recipe and exit")
     p.set_defaults(func=ecos_command)
-
-
-def libpython() -> str | None:
-    """The shared libpython of this interpreter (None for a statically linked Python)."""
-    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
-        return None
-    path = Path(sysconfig.get_config_var("LIBDIR")) / sysconfig.get_config_var("INSTSONAME")
-    return str(path) if path.exists() else None
 
 
 def native_host_environment(base: dict | None = None) -> dict:
