@@ -222,3 +222,36 @@ def test_inertia_scheme_converges_like_the_iterated_loop(fmu_dir, monolithic):
     iterate = split_errors(fmu_dir, monolithic, 0.01, "iterate")[0][:3].max()
     assert observed_order(steps, inertia) >= 0.8, inertia
     assert inertia[1] < 1.1 * iterate, (inertia[1], iterate)
+
+
+def monolithic_held_input_error(monolithic, step: float) -> float:
+    """What the monolithic VesselCrane FMU itself gets wrong at the communication step ``step``: the same
+    model, the set-points sampled at each communication point and held over the step (as any master feeds
+    an FMU), solved tightly (DOP853 at rtol 1e-11, so the FMU's own integrator error is left out), against
+    the continuous-input solution. Largest vessel-angle error [rad] over the run."""
+    sc, sol = monolithic
+    model = VesselCraneModel()
+    x = sol.sol(0.0)
+    worst = 0.0
+    for k in range(int(round(STOP / step))):
+        t0, t1 = k * step, (k + 1) * step
+        held = sc.inputs_at(t0)
+        piece = solve_ivp(lambda t, y: model.derivative(t, y, held)[0], (t0, t1), x, method="DOP853",
+                          rtol=1e-11, atol=1e-12)
+        x = piece.y[:, -1]
+        worst = max(worst, np.abs(x[:3] - sol.sol(t1)[:3]).max())
+    return worst
+
+
+def test_averaged_split_is_within_twice_the_monolithic_fmus_own_error_at_10_ms(fmu_dir, monolithic):
+    """Issue 12's target: at 10 ms the split's vessel-angle error within 2x the monolithic FMU's own error at
+    10 ms, both against the continuous-input reference. The monolithic FMU's error is the sampling of the
+    set-points (first order). The "averaged" scheme gives the vessel the crane's impulse over each step, so
+    what is left is close to the same sampling (measured over these 2 s: 6.1e-4 against 3.9e-4 rad, ratio
+    1.56; over the whole 4 s sequence 1.15). The mean of the two end wrenches ("trapezoid") misses the
+    crane's fast PD response to each held set-point: 4.4x here; the instantaneous end wrench instead of
+    the step mean (a mutation tried) 54x. Both fail this bound."""
+    split = split_errors(fmu_dir, monolithic, 0.01, "averaged")[0][:3].max()
+    own = monolithic_held_input_error(monolithic, 0.01)
+    assert own > 1e-4  # the monolithic FMU's error is a real, measurable figure here
+    assert split <= 2.0 * own, (split, own)

@@ -163,3 +163,41 @@ def test_vessel_moment_input_gives_the_static_heel_of_the_cubic_spring(models):
     assert np.abs(xdot[3:]).max() < 1e-10 * moment
     xdot, _ = evaluate(vessel, [q, 0, 0, 0, 0, 0], [0, 0, 0, 1.01 * moment, 0, 0])
     assert xdot[3] > 1e-4  # 1 % more moment heels it further: the check can fail
+
+
+def test_step_mean_wrench_is_the_impulse_over_the_last_step_divided_by_the_step():
+    """``mean_wrench_outputs``: the crane integrates its wrench on the vessel along its own steps. Expected: a
+    tight DOP853 solution of the same crane without the quadrature states, its instantaneous wrench
+    integrated over the step by 8-point Gauss-Legendre (exact to far below the steppers' tolerances on a
+    smooth 10 ms arc). A set-point jump makes the wrench change by ~100 N within the step, so the mean
+    differs clearly from either end value; the tolerance 1e-6 of the weight covers both integrators at
+    rtol 1e-10. The second step's mean is over that step only (the integrals restart)."""
+    from scipy.integrate import solve_ivp
+
+    from crane_models.simulation.cosimulation import CoSimulation
+
+    plain, meaned = CraneOnMovingBaseModel(inertia_outputs=False), CraneOnMovingBaseModel(inertia_outputs=False,
+                                                                                           mean_wrench_outputs=True)
+    motion = np.array([0.02, -0.01, 0.1, 0.05, -0.03, 0.02, 0.3, -0.2, 0.1, 0.4, -0.5, 0.2])
+    inputs = crane_inputs(np.array([0.3, 1.2, -0.4, 0.0, 0.0, 0.0]), motion)
+    x0 = np.array([0.0, 1.0, -0.2, 0.1, 0.0, 0.0])
+    sim = CoSimulation(meaned, np.concatenate((x0, np.zeros(7))), inputs=inputs, rtol=1e-10, atol=1e-12)
+    names = [f"interface_{k}_mean_{a}" for k in ("force", "moment") for a in "xyz"]
+    wrench_names = [n for n, _, _ in WRENCH]
+    nodes, weights = np.polynomial.legendre.leggauss(8)
+    x = x0
+    for h in (0.01, 0.02):
+        t0 = sim.t
+        sim.step(h)
+        got = np.array([sim.outputs()[n] for n in names])
+        sol = solve_ivp(lambda t, y: plain.derivative(t, y, inputs)[0], (t0, t0 + h), x, method="DOP853",
+                        rtol=1e-12, atol=1e-12, dense_output=True)
+        mean = np.zeros(6)
+        for node, weight in zip(nodes, weights):
+            y = sol.sol(t0 + h * (node + 1.0) / 2.0)
+            mean += weight / 2.0 * np.array([evaluate(plain, y, inputs)[1][n] for n in wrench_names])
+        assert np.allclose(got, mean, rtol=0, atol=1e-6 * CRANE_WEIGHT), (got, mean)
+        ends = np.array([[evaluate(plain, y, inputs)[1][n] for n in wrench_names] for y in (x, sol.y[:, -1])])
+        assert np.abs(mean - ends).max() > 1.0  # the mean is neither end value: the check can fail
+        x = sol.y[:, -1]
+        assert np.allclose(sim.x[:6], x, rtol=0, atol=1e-8)  # the quadrature does not disturb the crane

@@ -80,6 +80,15 @@ class CoSimulation:
             if not np.array_equal(x, self.x):
                 self.x, self._k, self._aux = x, None, None
 
+    def _restart_step_integrals(self) -> None:
+        """Quadrature states that measure one communication step (a model's step-mean outputs) start each
+        step at zero; a change drops the cache."""
+        restart = getattr(self.model, "restart_step_integrals", None)
+        if restart is not None:
+            x = restart(self.x)
+            if x is not self.x:
+                self.x, self._k, self._aux = x, None, None
+
     def _f(self, t: float, x: np.ndarray):
         return self.model.derivative(t, x, self.inputs)
 
@@ -102,6 +111,7 @@ class CoSimulation:
 
     def _step(self, dt: float) -> None:
         self._impose_inputs()
+        self._restart_step_integrals()
         k, aux = self._current()
         t, x = self.t, self.x
         t_end = t + dt

@@ -50,6 +50,15 @@ inside a step (input derivatives, ``canInterpolateInputs``), which pythonfmu doe
   the Vessel (which takes ``A`` into its own mass matrix), reads the vessel's now consistent accelerations and
   passes them on: the loop of ``"iterate"`` closed exactly in two exchanges, whatever the added-mass ratio.
 
+* ``"averaged"``: the predictor of ``"trapezoid"``, then a corrector in which the crane steps first under the
+  mean motion and the vessel then steps under the wrench the crane gave **averaged over that step**
+  (``mean_wrench_outputs``: the FMU integrates its wrench along its own internal steps). The vessel receives
+  the crane's impulse over the step exactly, including the fast response of the crane's PD loop to each
+  held set-point that the mean of two end values misses. Same cost as ``"trapezoid"`` (one rollback per
+  step). Measured on the paper's pair (4 s of the hoisting sequence at 10 ms): vessel-angle error 1.4e-3 rad
+  against 4.3e-3 for ``"trapezoid"`` and 1.25e-3 for the monolithic FMU itself (set-points sampled at
+  10 ms): within the issue's 2x of the monolithic FMU's own error.
+
 The master never computes physics: it moves values between FMUs and records outputs.
 """
 from __future__ import annotations
@@ -69,10 +78,11 @@ from ..models.vessel_crane.split import MOTION, WRENCH
 __all__ = ["FmuInstance", "SplitSettings", "run_split", "convergence_table", "observed_order",
            "MOTION_NAMES", "WRENCH_NAMES", "SCHEMES"]
 
-SCHEMES = ("iterate", "trapezoid", "jacobi", "inertia")
+SCHEMES = ("iterate", "trapezoid", "jacobi", "inertia", "averaged")
 MOTION_NAMES = [n for n, _, _ in MOTION]
 WRENCH_NAMES = [n for n, _, _ in WRENCH]
 INERTIA = [name for _, _, name in INERTIA_NAMES]
+MEAN_WRENCH_NAMES = [n.replace("force_", "force_mean_").replace("moment_", "moment_mean_") for n in WRENCH_NAMES]
 WRENCH0_NAMES = [n.replace("force_", "force0_").replace("moment_", "moment0_") for n in WRENCH_NAMES]
 
 
@@ -80,7 +90,7 @@ WRENCH0_NAMES = [n.replace("force_", "force0_").replace("moment_", "moment0_") f
 class SplitSettings:
     """How the master couples the pair (see the module docstring)."""
 
-    scheme: str = "iterate"  # "iterate" | "trapezoid" | "jacobi"
+    scheme: str = "iterate"  # one of SCHEMES
     tol: float = 1e-4  # N and N·m: ~1e-7 of the crane weight, far below any coupling error measured
     max_iterations: int = 50
     vessel_start: dict = field(default_factory=dict)
@@ -130,6 +140,24 @@ def _trapezoid_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray,
     crane.step(h)
 
 
+def _averaged_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, h: float, s: "SplitSettings") -> None:
+    """Predictor (inputs of ``t_n``), loop closed at ``t_{n+1}``, rollback; then the crane under the mean motion
+    and the vessel under the crane's wrench averaged over that step."""
+    motion = vessel.get(MOTION_NAMES)
+    saved = [(inst, inst.fmu.getFMUstate(), inst.t) for inst in (vessel, crane)]
+    vessel.step(h)
+    crane.step(h)
+    _, motion_end, _ = _close_loop(vessel, crane, crane.get(WRENCH_NAMES), s)
+    for inst, state, t in saved:
+        inst.fmu.setFMUstate(state)
+        inst.fmu.freeFMUstate(state)
+        inst.t = t
+    crane.set(dict(zip(MOTION_NAMES, 0.5 * (motion + motion_end))))
+    crane.step(h)
+    vessel.set(dict(zip(WRENCH_NAMES, crane.get(MEAN_WRENCH_NAMES))))
+    vessel.step(h)
+
+
 def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
               crane_inputs: Callable[[float], dict], settings: Optional[SplitSettings] = None) -> dict:
     """Run the coupled pair on the grid ``0, h, …, stop_time``; ``crane_inputs(t)`` gives the crane's other
@@ -143,8 +171,8 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
     rows_v, rows_c, iterations = [], [], []
     try:
         vessel.initialize(s.vessel_start)
-        inertia_on = {"inertia_outputs": True} if s.scheme == "inertia" else {}
-        crane.initialize({**s.crane_start, **inertia_on, **crane_inputs(0.0)})
+        switches = {"inertia": {"inertia_outputs": True}, "averaged": {"mean_wrench_outputs": True}}
+        crane.initialize({**s.crane_start, **switches.get(s.scheme, {}), **crane_inputs(0.0)})
         wrench = crane.get(WRENCH_NAMES)
         t0 = time.perf_counter()
         for n, t in enumerate(times):
@@ -165,6 +193,8 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
                 iterations.append(0)
             if n + 1 < len(times) and s.scheme == "trapezoid":
                 _trapezoid_step(vessel, crane, wrench, step, s)
+            elif n + 1 < len(times) and s.scheme == "averaged":
+                _averaged_step(vessel, crane, wrench, step, s)
             elif n + 1 < len(times):
                 vessel.step(step)
                 crane.step(step)

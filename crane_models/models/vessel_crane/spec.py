@@ -3,11 +3,13 @@ the split pair for ship co-simulation, ``CraneOnMovingBase`` and ``Vessel`` (:mo
 names are a public contract: co-simulation configurations refer to them."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_parameter, parameters_from_dataclasses,
                          real_variables, solver_options, split_values)
 from .crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneController, VesselCraneInitialState,
                     VesselCraneModel, VesselCraneParameters)
-from .split import (CRANE_INPUTS, CRANE_OUTPUTS, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
+from .split import (CRANE_INPUTS, CRANE_OUTPUTS, MEAN_WRENCH, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
                     CraneOnMovingBaseModel, CraneOnMovingBaseParameters, VesselInitialState, VesselModel,
                     VesselParameters, initial_state)
 from .interface_inertia import INERTIA_OUTPUTS
@@ -80,14 +82,21 @@ def crane_on_moving_base_spec() -> FmuSpec:
     init = CraneInitialState()
     params = parameters_from_dataclasses(CraneOnMovingBaseParameters(), VesselCraneController(), init)
     params += list(VESSEL_SOLVER_PARAMETERS) + mounting_parameters()
+    params.append(FmuVariable("mean_wrench_outputs", "", "also integrate the interface wrench over each "
+                              "communication step (outputs interface_*_mean_*: the wrench averaged over the last "
+                              "step, for the 'averaged' coupling scheme; false: they stay 0 and the FMU runs "
+                              "faster)", False, "boolean"))
     # Set-points start at the initial crane pose (unconnected, they hold the crane); the base starts at rest.
     inputs = real_variables(CRANE_INPUTS, {"q4_ref": init.q4_0, "q5_ref": init.q5_0, "q6_ref": init.q6_0})
-    outputs = real_variables(tuple(CRANE_OUTPUTS) + tuple(MOUNTING_OUTPUTS), {})
+    outputs = real_variables(tuple(CRANE_OUTPUTS) + tuple(MEAN_WRENCH) + tuple(MOUNTING_OUTPUTS), {})
 
     def build(values: dict):
+        mean = bool(values["mean_wrench_outputs"])
         model = CraneOnMovingBaseModel(split_values(values, CraneOnMovingBaseParameters),
-                                       split_values(values, VesselCraneController), bool(values["inertia_outputs"]))
-        return (on_ship(model, values), initial_state(split_values(values, CraneInitialState), "456"),
+                                       split_values(values, VesselCraneController), bool(values["inertia_outputs"]),
+                                       mean)
+        x0 = initial_state(split_values(values, CraneInitialState), "456")
+        return (on_ship(model, values), np.concatenate((x0, np.zeros(7))) if mean else x0,
                 solver_options(values, VESSEL_SOLVER_OPTIONS))
 
     return FmuSpec("CraneOnMovingBase", "Three-link crane on a moving base (vessel motion in, interface wrench "

@@ -30,6 +30,13 @@ Choices where the paper is silent:
   step (see :mod:`simulation.split_masters`).
 * ``interface_moment_z`` is the reaction of the slewing torque on the vessel (not a constraint moment,
   (64) has none about ``z2``): a ship simulator needs the full wrench.
+* Not in the paper: with ``mean_wrench_outputs`` the crane also returns the wrench **averaged over the last
+  communication step** (its impulse over the step divided by the step, integrated by the FMU's own stepper
+  as seven quadrature states: ``∫W dt`` and the elapsed time, restarted at every step's start). A vessel held
+  at that mean over the step receives exactly the impulse the crane gave; the mean of the wrenches at the
+  step's two ends, which is all a master can form from point values, misses the crane's fast response to
+  each held set-point (the PD loop (63) settles within a few ms). The ``"averaged"`` scheme of
+  :mod:`simulation.split_masters` uses it.
 """
 from __future__ import annotations
 
@@ -51,7 +58,7 @@ from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, V
 __all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
            "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates",
            "euler_accelerations",
-           "MOTION", "WRENCH", "BASE_VELOCITY", "CRANE_INPUTS", "CRANE_OUTPUTS", "VESSEL_INPUTS", "VESSEL_OUTPUTS"]
+           "MOTION", "WRENCH", "MEAN_WRENCH", "BASE_VELOCITY", "CRANE_INPUTS", "CRANE_OUTPUTS", "VESSEL_INPUTS", "VESSEL_OUTPUTS"]
 
 
 def _subset(name: str, source, fields: tuple):
@@ -145,6 +152,10 @@ CRANE_OUTPUTS = tuple(
     + [(f"applied_joint{i}_torque", "N.m", f"total torque in joint {i}: PD effort (63) plus input") for i in (4, 5, 6)]
     + list(INERTIA_OUTPUTS) + list(WRENCH0_OUTPUTS)
 )
+MEAN_WRENCH = ([(f"interface_force_mean_{a}", "N", f"interface force on the vessel averaged over the last "
+                 f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"]
+               + [(f"interface_moment_mean_{a}", "N.m", f"interface moment on the vessel averaged over the last "
+                   f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"])
 VESSEL_INPUTS = tuple(WRENCH)
 VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 
@@ -182,8 +193,12 @@ class CraneOnMovingBaseModel:
     input_names = [name for name, _, _ in CRANE_INPUTS]
     state_size = 6
 
-    def __init__(self, params=None, controller: VesselCraneController | None = None, inertia_outputs: bool = True):
+    def __init__(self, params=None, controller: VesselCraneController | None = None, inertia_outputs: bool = True,
+                 mean_wrench_outputs: bool = False):
         self.inertia_outputs = bool(inertia_outputs)  # also output A and W0 (interface_inertia); 0 otherwise
+        # Also the step-mean wrench (module docstring): x gains [∫W dt (6), elapsed time], restarted each step.
+        self.mean_wrench_outputs = bool(mean_wrench_outputs)
+        self.state_size = 13 if self.mean_wrench_outputs else 6
         self.params = p = params if params is not None else CraneOnMovingBaseParameters()
         validate(p)
         self.controller = controller if controller is not None else VesselCraneController()
@@ -203,12 +218,12 @@ class CraneOnMovingBaseModel:
         angles, omega, alpha, acc = m[:3], m[3:6], m[6:9], m[9:12]
         rates = euler_rates(angles, omega)
         q = np.concatenate((angles, x[:3], np.zeros(3)))
-        u = np.concatenate((rates, x[3:], np.zeros(3)))  # base point at rest at this instant (Galilean invariance)
+        u = np.concatenate((rates, x[3:6], np.zeros(3)))  # base point at rest at this instant (Galilean invariance)
         return q, u, angles, rates, alpha, acc
 
     def crane_torques(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """PD effort (63) towards the set-points plus the torque inputs (as :class:`VesselCraneModel`)."""
-        return self._pd.efforts(x[:3], x[3:], inputs[:6])
+        return self._pd.efforts(x[:3], x[3:6], inputs[:6])
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         q, u, angles, rates, alpha, acc = self.base_state(x, inputs)
@@ -218,7 +233,24 @@ class CraneOnMovingBaseModel:
         tau[3:6] += torques  # identity joint maps: a joint torque is its generalized force
         prescribed = np.concatenate((euler_accelerations(angles, rates, alpha), kin.rotation[self._vessel] @ acc))
         udot, _, _ = self.system.accelerations_with_prescribed(kin, tau, _BASE_SPEEDS, prescribed)
-        return np.concatenate((x[3:], udot[3:6])), (kin, udot, torques)
+        if not self.mean_wrench_outputs:
+            return np.concatenate((x[3:], udot[3:6])), (kin, udot, torques)
+        force, moment = self.interface_wrench(kin, udot, torques)
+        return np.concatenate((x[3:6], udot[3:6], force, moment, [1.0])), (kin, udot, torques)
+
+    def restart_step_integrals(self, x: np.ndarray) -> np.ndarray:
+        """``x`` with the step's quadrature states (``∫W dt`` and the elapsed time) back at zero: called by
+        :class:`simulation.cosimulation.CoSimulation` at the start of every communication step."""
+        if not self.mean_wrench_outputs or not x[6:].any():
+            return x
+        out = np.array(x, dtype=float)
+        out[6:] = 0.0
+        return out
+
+    def mean_wrench(self, x: np.ndarray, force: np.ndarray, moment: np.ndarray) -> np.ndarray:
+        """``∫W dt / Δt`` over the last step; the wrench itself before any step (``Δt = 0``)."""
+        elapsed = x[12]
+        return x[6:12] / elapsed if elapsed > 0.0 else np.concatenate((force, moment))
 
     def interface_wrench(self, kin: Kinematics, udot: np.ndarray, torques: np.ndarray) -> tuple:
         """``(force, moment)`` the crane exerts on the vessel at the crane base, Frame 1: minus the
@@ -247,6 +279,9 @@ class CraneOnMovingBaseModel:
         out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
         out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
         out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (vessel_crane.ship)
+        mean = self.mean_wrench(x, force, moment) if self.mean_wrench_outputs else np.zeros(6)
+        out.update({f"interface_{k}_mean_{a}": mean[3 * j + i] for j, k in enumerate(("force", "moment"))
+                    for i, a in enumerate("xyz")})
         if not self.inertia_outputs:
             out.update(INERTIA_ZEROS)
             return {k: float(v) for k, v in out.items()}
