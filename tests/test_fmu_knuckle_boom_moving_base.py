@@ -97,3 +97,37 @@ def test_fmu_converges_to_the_monolithic_tree_at_first_order(fmu_dir, monolithic
         order = math.log10(coarse[name] / fine[name])
         assert 0.8 < order < 1.2, f"{name}: observed order {order:.3g} ({coarse[name]:.3g} at 10 ms, {fine[name]:.3g} at 1 ms)"
     assert np.ptp(sampled["roll"]) > 0.01  # the crane really rolls the vessel
+
+
+def test_split_pair_is_within_twice_the_monolithic_models_own_error_at_10_ms(fmu_dir):
+    """Issue 12's target on the knuckle boom pair (Vessel with the 3000 t set + this FMU, the first 4 s of the
+    hoisting sequence): at 10 ms the split's vessel-angle error within 2x the monolithic model's own error at
+    10 ms (its set-points held over each step, solved tightly), both against the continuous-input reference.
+    The 36 t crane on a 3000 t vessel couples weakly: the "trapezoid" scheme is at the sampling error itself
+    (measured: 8.03e-6 against 8.01e-6 rad). "jacobi" instead (a mutation tried) fails it."""
+    from scipy.integrate import solve_ivp
+
+    from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
+    from crane_models.models.vessel_crane.vessels import KNUCKLE_BOOM_VESSEL
+    from crane_models.simulation.split_masters import SplitSettings, run_split
+
+    stop, step = 4.0, 0.01
+    sc = knuckle_boom_hoisting()
+    model = KnuckleBoomOnVesselModel(knuckle_boom_vessel())
+    x0 = np.zeros(12)
+    x0[1:3] = 0.6
+    sol = solve_ivp(lambda t, x: model.derivative(t, x, sc.inputs_at(t))[0], (0.0, stop), x0, method="DOP853",
+                    rtol=1e-10, atol=1e-10, dense_output=True)
+    x, own = x0, 0.0
+    for k in range(int(round(stop / step))):
+        held = sc.inputs_at(k * step)
+        x = solve_ivp(lambda t, y: model.derivative(t, y, held)[0], (k * step, (k + 1) * step), x, method="DOP853",
+                      rtol=1e-10, atol=1e-10).y[:, -1]
+        own = max(own, float(np.abs(x[3:6] - sol.sol((k + 1) * step)[3:6]).max()))
+    r = run_split(fmu_dir / "Vessel.fmu", fmu_dir / f"{NAME}.fmu", stop, step,
+                  lambda t: dict(zip(sc.input_names, sc.inputs_at(t))),
+                  SplitSettings(scheme="trapezoid", vessel_start=dict(KNUCKLE_BOOM_VESSEL)))
+    got = np.column_stack([r[f"vessel.{n}"] for n in ("roll", "pitch", "yaw")])
+    split = np.abs(got - np.array([sol.sol(t)[3:6] for t in r["time"]])).max()
+    assert own > 1e-7  # a real, measurable figure (rad)
+    assert split <= 2.0 * own, (split, own)
