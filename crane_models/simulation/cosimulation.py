@@ -56,6 +56,7 @@ class CoSimulation:
         self.x = np.array(x0, dtype=float)
         self.inputs = np.zeros(len(model.input_names)) if inputs is None else np.array(inputs, dtype=float)
         self.stepper = make_stepper(stepper, rtol=rtol, atol=atol, max_step=max_step)
+        self.stepper.controlled = getattr(model, "controlled_states", None)  # None: every state
         self.max_internal_steps = None if max_internal_steps is None else int(max_internal_steps)
         self._impose = getattr(model, "impose_inputs", None)
         if self._impose is not None:

@@ -55,6 +55,13 @@ def _rounding(t: float) -> float:
     return 1e-12 * max(1.0, abs(t))
 
 
+def _error_part(controlled: Optional[int], *arrays: np.ndarray) -> tuple:
+    """The leading ``controlled`` states of each array (all when None): the ones the error control watches.
+    Trailing quadrature states that feed nothing back (a model's step integrals) are carried at the steps the
+    others need; watching them would only shorten the steps to resolve an integrand's fast transients."""
+    return arrays if controlled is None else tuple(a[:controlled] for a in arrays)
+
+
 def _rms(e: np.ndarray) -> float:
     return math.sqrt(float(e @ e) / e.size)  # RMS norm, as scipy's solvers
 
@@ -86,6 +93,7 @@ class _ExplicitPair:
     h: float = 0.0  # last accepted step size (0: choose one)
     stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
     step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
+    controlled: Optional[int] = field(default=None, repr=False, compare=False)  # see _error_part
     _ORDER = 3
 
     def get_state(self):
@@ -100,6 +108,7 @@ class _ExplicitPair:
         raise NotImplementedError
 
     def _scaled_rms(self, y: np.ndarray, y_new: np.ndarray, e: np.ndarray) -> float:
+        y, y_new, e = _error_part(self.controlled, y, y_new, e)
         return _rms(e / (self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))))
 
     def advance(self, f: Callable, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux1=None):
@@ -273,6 +282,7 @@ class RosenbrockW:
     jacobian: Optional[Callable] = None
     stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
     step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
+    controlled: Optional[int] = field(default=None, repr=False, compare=False)  # see _error_part
     J: Optional[np.ndarray] = field(default=None, repr=False)
     J_age: int = 0  # accepted steps since J was computed (0: computed at the current point)
     _winv: Optional[np.ndarray] = field(default=None, repr=False)
@@ -355,8 +365,8 @@ class RosenbrockW:
                 h_try = remaining if last else h
             try:
                 y_new, e = self._step(f, t, y, h_try, k1)
-                scale = self.atol + self.rtol * np.maximum(np.abs(y), np.abs(y_new))
-                err = _rms(e / scale)
+                y_c, y_new_c, e_c = _error_part(self.controlled, y, y_new, e)
+                err = _rms(e_c / (self.atol + self.rtol * np.maximum(np.abs(y_c), np.abs(y_new_c))))
                 if err <= 1.0:
                     t_new = t_end if last else t + h_try
                     k_new, aux_new = f(t_new, y_new)
