@@ -57,7 +57,7 @@ def state_names(model) -> list:
 def limiting_states(n_rfe: int, integrator: int, stop: float, step: float) -> str:
     """Which state components set the step: the stepper in Python (the kernel takes the same steps but
     does not report its error vector), over ``stop`` seconds."""
-    from crane_models.simulation import integrators
+    from crane_models.simulation import integrators, rosenbrock
     from crane_models.models.flexible_crane.spec import build_model
     from crane_models.simulation.cosimulation import CoSimulation
 
@@ -71,12 +71,12 @@ def limiting_states(n_rfe: int, integrator: int, stop: float, step: float) -> st
         limiting[int(np.argmax(np.abs(e)))] += 1
         return rms(e)
 
-    integrators._rms = counting_rms
+    integrators._rms = rosenbrock._rms = counting_rms  # the explicit pairs' and the Rosenbrock stepper's norm
     try:
         for _ in range(max(1, int(round(stop / step)))):
             sim.step(step)
     finally:
-        integrators._rms = rms
+        integrators._rms = rosenbrock._rms = rms
     names = state_names(model)
     return ", ".join(f"{names[i]} {c / sum(limiting.values()):.0%}" for i, c in limiting.most_common(2))
 

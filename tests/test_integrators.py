@@ -82,7 +82,7 @@ def test_coefficients_satisfy_the_order_conditions_up_to_three():
     """ROS34PW2 as tabulated (Rang & Angermann 2005): the Rosenbrock order conditions of Hairer & Wanner
     II, Table IV.7.1, with beta_ij = alpha_ij + gamma_ij, to rounding of the 17-digit coefficients
     (1e-14); the embedded weights satisfy those of order 2 and not the order-3 one."""
-    from crane_models.simulation import integrators as I
+    from crane_models.simulation import rosenbrock as I
 
     g = I._RW_GAMMA
     A = np.zeros((4, 4))

@@ -43,7 +43,7 @@ class CoSimulation:
     """State, inputs and integrator of one model instance, advanced one communication step at a time.
 
     ``stepper``: ``"rk23"`` (explicit Bogacki-Shampine 3(2), default) or ``"rosenbrock"`` (linearly
-    implicit ROS34PW2 for stiff models, :class:`integrators.RosenbrockW`); ``max_step`` bounds the
+    implicit ROS34PW2 for stiff models, :class:`rosenbrock.RosenbrockW`); ``max_step`` bounds the
     internal step of either (for the explicit one it is where a model puts its stability limit);
     ``max_internal_steps`` bounds the trial steps of one :meth:`step` (None: no bound), so that no
     communication step can keep its caller busy without end."""

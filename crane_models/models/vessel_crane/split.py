@@ -199,7 +199,7 @@ class CraneOnMovingBaseModel:
         # Also the step-mean wrench (module docstring): x gains [∫W dt (6), elapsed time], restarted each step.
         self.mean_wrench_outputs = bool(mean_wrench_outputs)
         self.state_size = 13 if self.mean_wrench_outputs else 6
-        self.controlled_states = 6  # the quadrature states do not steer the step size (integrators._error_part)
+        self.controlled_states = 6  # the quadrature states do not steer the step size (step_control._error_part)
         self.params = p = params if params is not None else CraneOnMovingBaseParameters()
         validate(p)
         self.controller = controller if controller is not None else VesselCraneController()

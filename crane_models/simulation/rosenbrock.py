@@ -1,0 +1,198 @@
+"""The linearly implicit stepper of the FMUs for stiff models (:class:`RosenbrockW`, ROS34PW2); the explicit
+pairs and the choice by name are in :mod:`.integrators`."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from .step_control import StepFailure, _error_part, _new_stats, _rms, _rounding, _spend_step
+
+__all__ = ["RosenbrockW", "forward_difference_jacobian"]
+
+
+# ROS34PW2: Rang & Angermann, "New Rosenbrock W-methods of order 3 for partial differential algebraic
+# equations of index 1", BIT Numer. Math. 45 (2005) 761-787, the method ROS34PW2 (4 stages, order 3 for
+# any matrix in place of the Jacobian, embedded solution of order 2, L-stable, stiffly accurate:
+# b_i = alpha_4i + gamma_4i). In the form of Hairer & Wanner, Solving ODEs II, IV.7 (7.4):
+#   (I - h gamma T) k_i = h f(t + alpha_i h, y + sum_j alpha_ij k_j) + h T sum_j gamma_ij k_j,
+#   y_1 = y + sum_i b_i k_i,  error estimate sum_i (b_i - bhat_i) k_i.
+# (The h^2 gamma_i f_t term is left out: for a W-method that is the choice T_t = 0 in the augmented
+# autonomous system (y, t), which keeps order 3.)
+_RW_GAMMA = 4.3586652150845900e-01
+_RW_ALPHA = ((),
+             (8.7173304301691801e-01,),
+             (8.4457060015369423e-01, -1.1299064236484185e-01),
+             (0.0, 0.0, 1.0))
+_RW_G = ((),
+         (-8.7173304301691801e-01,),
+         (-9.0338057013044082e-01, 5.4180672388095326e-02),
+         (2.4212380706095346e-01, -1.2232505839045147e+00, 5.4526025533510214e-01))
+_RW_B = (2.4212380706095346e-01, -1.2232505839045147e+00, 1.5452602553351020e+00, 4.3586652150845900e-01)
+_RW_BHAT = (3.7810903145819369e-01, -9.6042292212423178e-02, 5.0e-01, 2.1793326075422950e-01)
+_RW_C = tuple(sum(row) for row in _RW_ALPHA)  # stage times alpha_i
+_RW_E = tuple(b - bh for b, bh in zip(_RW_B, _RW_BHAT))
+_SQRT_EPS = math.sqrt(np.finfo(float).eps)
+
+
+def forward_difference_jacobian(f: Callable, t: float, y: np.ndarray, f0: np.ndarray) -> np.ndarray:
+    """``∂f/∂y`` at ``(t, y)`` by forward differences, one evaluation of ``f`` per column; the increment
+    is ``√ε · max(|y_j|, 1)``."""
+    n = y.size
+    J = np.empty((n, n))
+    yh = y.copy()
+    for j in range(n):
+        d = _SQRT_EPS * max(abs(y[j]), 1.0)
+        yh[j] = y[j] + d
+        d = yh[j] - y[j]  # the increment actually representable
+        J[:, j] = (f(t, yh)[0] - f0) / d
+        yh[j] = y[j]
+    return J
+
+
+@dataclass
+class RosenbrockW:
+    """Adaptive linearly implicit stepper ROS34PW2 (Rang & Angermann 2005) for stiff models.
+
+    Each step solves four linear systems with the one matrix ``W = I − h γ J`` (``W⁻¹`` is formed once
+    per step size and Jacobian and reused while both stay) and evaluates the model four times (three
+    stages and the end point, whose derivative is the next step's first stage and the outputs' source,
+    as the RK23's FSAL stage). It is a *W-method*: order 3 holds for any matrix ``J``, so the Jacobian
+    is only refreshed
+
+    * when a step is rejected and ``J`` was not computed at that step's start (a stale ``J`` may have
+      let a stiff mode grow),
+    * after ``jacobian_max_age`` accepted steps,
+    * on the first call.
+
+    ``jacobian(t, y, f0) -> J`` may be supplied by the model; default: forward differences of ``f``
+    (:func:`forward_difference_jacobian`, ``len(y)`` evaluations). L-stability lets the step grow past
+    ``1/ω`` of fast modes whose amplitude is below the tolerance (they are damped, not resolved), so
+    there is no ``max_step`` from stability; ``max_step`` only bounds the step.
+    """
+
+    rtol: float = 1e-6
+    atol: float = 1e-8
+    max_step: float = math.inf
+    min_step: float = 1e-10
+    h: float = 0.0
+    jacobian_max_age: int = 200
+    jacobian: Optional[Callable] = None
+    stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
+    step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
+    controlled: Optional[int] = field(default=None, repr=False, compare=False)  # see _error_part
+    J: Optional[np.ndarray] = field(default=None, repr=False)
+    J_age: int = 0  # accepted steps since J was computed (0: computed at the current point)
+    _winv: Optional[np.ndarray] = field(default=None, repr=False)
+    _winv_h: float = 0.0
+
+    def get_state(self):
+        """What a replay needs to take the same steps: step size, Jacobian, its age and ``W⁻¹``."""
+        return (self.h, self.J, self.J_age, self._winv, self._winv_h)
+
+    def set_state(self, state) -> None:
+        self.h, self.J, self.J_age, self._winv, self._winv_h = state
+
+    def _refresh_jacobian(self, f: Callable, t: float, y: np.ndarray, f0: np.ndarray) -> None:
+        st = self.stats
+        if self.jacobian is not None:
+            J = np.asarray(self.jacobian(t, y, f0), dtype=float)
+        else:
+            J = forward_difference_jacobian(f, t, y, f0)
+            st["evaluations"] += y.size
+            st["jacobian_evaluations"] += y.size
+        st["jacobians"] += 1
+        self.J, self.J_age = J, 0
+        self._winv = None
+
+    def _w_inverse(self, h: float) -> np.ndarray:
+        # Within rounding of the step it was formed for, W⁻¹ is kept: a W-method tolerates the matrix
+        # h' γ J for h, so this costs nothing in order.
+        if self._winv is None or abs(h - self._winv_h) > 1e-9 * h:
+            n = self.J.shape[0]
+            self._winv = np.linalg.inv(np.eye(n) - (h * _RW_GAMMA) * self.J)
+            self._winv_h = h
+        return self._winv
+
+    def _step(self, f: Callable, t: float, y: np.ndarray, h: float, k1: np.ndarray):
+        """One trial step: ``(y_new, error estimate vector)``."""
+        Winv, J = self._w_inverse(h), self.J
+        k = [Winv @ (h * k1)]
+        for i in (1, 2, 3):
+            yi = y.copy()
+            for a, kj in zip(_RW_ALPHA[i], k):
+                if a != 0.0:
+                    yi += a * kj
+            g = _RW_G[i][0] * k[0]
+            for c, kj in zip(_RW_G[i][1:], k[1:]):
+                g = g + c * kj
+            fi, _ = f(t + _RW_C[i] * h, yi)
+            self.stats["evaluations"] += 1
+            k.append(Winv @ (h * (fi + J @ g)))
+        y_new = y + (_RW_B[0] * k[0] + _RW_B[1] * k[1] + _RW_B[2] * k[2] + _RW_B[3] * k[3])
+        e = _RW_E[0] * k[0] + _RW_E[1] * k[1] + _RW_E[2] * k[2] + _RW_E[3] * k[3]
+        return y_new, e
+
+    def advance(self, f: Callable, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux1=None):
+        """Integrate ``y' = f(t, y)`` from ``t`` to exactly ``t_end`` (same contract as
+        :meth:`EmbeddedRK23.advance`).
+
+        The remaining interval is cut into equal steps no longer than the controller's step, so with a
+        constant communication step the step size (and ``W⁻¹``) repeats from one call to the next."""
+        st = self.stats
+        aux = aux1
+        h = self.h if self.h > 0.0 else min(self.max_step, t_end - t, 1e-3)
+        rejections = 0  # consecutive
+        tol_end = _rounding(t_end)
+        while t_end - t > tol_end:
+            _spend_step(self, t)
+            if self.J is None:
+                self._refresh_jacobian(f, t, y, k1)
+            h = min(h, self.max_step)
+            remaining = t_end - t
+            if rejections == 0:
+                n_steps = max(1, math.ceil(remaining / h - 1e-9))
+                h_try = remaining / n_steps
+                last = n_steps == 1
+            else:
+                # After a rejection plain steps, as the explicit steppers take: a step can then end just
+                # short of a switch of the model within rounding of t_end (the end of a torque pulse at a
+                # communication point reached as 0.1 + 1e-17), which the loop's end test then skips; equal
+                # steps would all end on the switch and fail down to min_step.
+                last = h >= remaining - tol_end
+                h_try = remaining if last else h
+            try:
+                y_new, e = self._step(f, t, y, h_try, k1)
+                y_c, y_new_c, e_c = _error_part(self.controlled, y, y_new, e)
+                err = _rms(e_c / (self.atol + self.rtol * np.maximum(np.abs(y_c), np.abs(y_new_c))))
+                if err <= 1.0:
+                    t_new = t_end if last else t + h_try
+                    k_new, aux_new = f(t_new, y_new)
+                    st["evaluations"] += 1
+                    if not np.all(np.isfinite(k_new)):
+                        err = math.inf
+            except (ValueError, ArithmeticError):  # left the model's domain, or W singular: shorter step
+                err = math.inf
+            if err <= 1.0:
+                st["accepted"] += 1
+                t, y, k1, aux = t_new, y_new, k_new, aux_new
+                rejections = 0
+                self.J_age += 1
+                factor = 5.0 if err == 0.0 else min(5.0, 0.9 * err ** (-1.0 / 3.0))
+                # Hysteresis: a small increase is not worth a new W⁻¹.
+                h = h_try if 1.0 <= factor <= 1.2 else h_try * factor
+                if self.J_age >= self.jacobian_max_age:
+                    self.J = None
+            else:
+                st["rejected"] += 1
+                factor = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** (-1.0 / 3.0))
+                h = h_try * factor
+                if h < self.min_step:
+                    raise StepFailure(f"step size fell below {self.min_step:g} s at t = {t:.9g} s")
+                rejections += 1
+                if self.J_age > 0 and (rejections >= 2 or not math.isfinite(err)):
+                    self._refresh_jacobian(f, t, y, k1)
+        self.h = h
+        return y, k1, aux
