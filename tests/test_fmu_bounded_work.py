@@ -170,3 +170,21 @@ def test_a_state_file_that_would_run_code_does_nothing_and_is_refused(fmu_dir, t
     assert _outputs(s) == before
     assert s.step() == 0
     s.close()
+
+
+def test_an_instance_keeps_only_the_last_messages(fmu_dir):
+    """A debug-logging FMU over a long run must not grow the host's memory: the master-side instance keeps
+    the last MESSAGES_KEPT messages, the newest last. Messages are sent through the FMU's own logger
+    callback (the path every FMU message takes)."""
+    from crane_models.fmi.instance import MESSAGES_KEPT, FmuInstance
+
+    inst = FmuInstance(fmu_dir / "KnuckleBoomCrane.fmu", "chatty", logger=lambda *args: None)
+    inst.initialize({})
+    try:
+        for k in range(MESSAGES_KEPT + 500):
+            inst.callbacks.logger(None, b"chatty", 0, b"info", b"message %d" % k)
+        assert len(inst.messages) == MESSAGES_KEPT
+        assert inst.messages[-1].endswith(f"message {MESSAGES_KEPT + 499}")
+        assert inst.messages[0].endswith("message 500")
+    finally:
+        inst.close()

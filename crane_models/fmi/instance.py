@@ -3,6 +3,7 @@ wrapper that the manual master loop (:func:`cosim.run_fmu_manual`), the split ve
 (:mod:`simulation.split_masters`) and the tests share."""
 from __future__ import annotations
 
+import collections
 from pathlib import Path
 from typing import Callable
 
@@ -13,6 +14,9 @@ __all__ = ["FmuInstance"]
 _STATUS = {0: "OK", 1: "Warning", 2: "Discard", 3: "Error", 4: "Fatal", 5: "Pending"}
 
 
+MESSAGES_KEPT = 1000
+
+
 class FmuInstance:
     """Instantiate an FMU, initialize it with start values, set/get variables by name, step it."""
 
@@ -20,7 +24,7 @@ class FmuInstance:
                  logger: Callable[[int, str, str], None] | None = None):
         """``logger(status, category, message)``, when given, receives the FMU's log messages (and turns
         logging on) instead of their being printed as fmpy prints them. Either way they are also kept in
-        ``messages`` as ``"<status>: <message>"``."""
+        ``messages`` as ``"<status>: <message>"`` (the last :data:`MESSAGES_KEPT`)."""
         from fmpy import extract, read_model_description
         from fmpy.fmi2 import FMU2Slave
 
@@ -31,7 +35,8 @@ class FmuInstance:
         self.unzip = unzip or extract(str(path))
         self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=self.unzip,
                              modelIdentifier=md.coSimulation.modelIdentifier, instanceName=instance_name)
-        self.messages: list = []
+        # The last MESSAGES_KEPT messages: a debug-logging FMU over a long run must not grow the host's memory.
+        self.messages: collections.deque = collections.deque(maxlen=MESSAGES_KEPT)
         self.callbacks = _callbacks(self._keeper(logger))  # kept: the FMU calls it until freed
         self.fmu.instantiate(loggingOn=logging or logger is not None, callbacks=self.callbacks)
         self.t = 0.0
