@@ -25,6 +25,14 @@ def _variables(fmu_path: Path):
     return vr, outs
 
 
+def typed_value(fmu_path: Path, name: str, value):
+    """A start value as the Python type of its FMI variable (Integer -> int, Boolean -> bool, else float)."""
+    from fmpy import read_model_description
+
+    kind = {v.name: v.type for v in read_model_description(str(fmu_path)).modelVariables}[name]
+    return {"Integer": int, "Boolean": bool}.get(kind, float)(value)
+
+
 def _result(times, rows, outs) -> dict:
     data = np.array(rows, dtype=float)
     result = {"time": np.asarray(times[1:])}
@@ -50,7 +58,10 @@ def run_libcosim(fmu_path: Path, scenario, step: float, outputs: list | None = N
     observer = CosimObserver.create_last_value()
     assert execution.add_manipulator(manipulator) and execution.add_observer(observer)
     for name, value in scenario.start_values.items():
-        assert execution.real_initial_value(index, vr[name], float(value)), name
+        value = typed_value(fmu_path, name, value)
+        setter = {int: execution.integer_initial_value, bool: execution.boolean_initial_value}.get(
+            type(value), execution.real_initial_value)
+        assert setter(index, vr[name], value), name
     in_vrs = [vr[n] for n in scenario.input_names]
     for ref, value in zip(in_vrs, scenario.inputs_at(0.0)):
         assert execution.real_initial_value(index, ref, float(value))
@@ -77,7 +88,7 @@ def run_ecos(fmu_path: Path, scenario, step: float, outputs: list | None = None)
     outs = outputs or outs
     structure = EcosSimulationStructure()
     structure.add_model("crane", str(fmu_path))
-    initial = {f"crane::{n}": float(v) for n, v in scenario.start_values.items()}
+    initial = {f"crane::{n}": typed_value(fmu_path, n, v) for n, v in scenario.start_values.items()}
     initial.update({f"crane::{n}": float(v) for n, v in zip(scenario.input_names, scenario.inputs_at(0.0))})
     structure.add_parameter_set("initial", initial)
     sim = EcosSimulation(structure=structure, step_size=step)
