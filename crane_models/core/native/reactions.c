@@ -1,4 +1,5 @@
-/* Constraint forces by auxiliary generalized speeds and joint reaction wrenches. See multibody.h. */
+/* Constraint forces by auxiliary generalized speeds and joint reaction wrenches; the load of a crane on a moving
+ * base and its interface inertia (mbs_interface_wrench, mbs_interface_inertia). See multibody.h. */
 #include "multibody.h"
 
 /* Constraint-force magnitudes by auxiliary generalized speeds (Cibicik & Egeland, moving base, eqs. (42),
@@ -116,6 +117,79 @@ int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double 
         memset(joints + 6 * r->cyl[2 * c], 0, 6 * sizeof(double));
         memset(joints + 6 * r->cyl[2 * c + 1], 0, 6 * sizeof(double));
     }
+    return 0;
+}
+
+/* The load a crane puts on the body it stands on (models/knuckle_boom/moving_base.py, interface_wrench, is the
+ * specification): the constraint wrench of the cut (rho of mbs_aux_speeds, [n; f] = S rho on the cut body at its
+ * origin, its frame) plus the actuator torque about the cut body's z axis (the slewing torque, which the cut
+ * (67) has no direction for), negated and turned into the frame of body `base`: out = [f; n] (6). All other
+ * arguments as mbs_aux_speeds. */
+int mbs_interface_wrench(const mbs_model *m, const double *rec, const double *udot, const double *external,
+                         int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
+                         int base, double axial_torque, double *out, double *work) {
+    if (nj > 6) return -1;
+    double rho[6], w[6];
+    mbs_aux_speeds(m, rec, udot, external, cut, n_ob, outboard, nj, S, Ainv, rho, work);
+    for (int r = 0; r < 6; r++) {
+        double s = 0.0;
+        for (int c = 0; c < nj; c++) s += S[r * nj + c] * rho[c];
+        w[r] = s;
+    }
+    w[2] += axial_torque;
+    /* R^base_cut = R_base^T R_cut: rows of R_base^T are the columns of R_base */
+    const double *rot = rec + record_head(m), *Rb = rot + 9 * base, *Rc = rot + 9 * cut;
+    double f0[3], n0[3]; /* in Frame 0 first, then into the base frame */
+    matvec3(Rc, w + 3, f0);
+    matvec3(Rc, w, n0);
+    double f[3], n[3];
+    mattvec3(Rb, f0, f);
+    mattvec3(Rb, n0, n);
+    for (int i = 0; i < 3; i++) { out[i] = -f[i]; out[3 + i] = -n[i]; }
+    return 0;
+}
+
+/* The interface inertia A of W = W0 - A a (models/vessel_crane/interface_inertia.py, interface_inertia, is the
+ * specification): A = J^-T (M_pp - M_pf M_ff^-1 M_fp) J^-1, the Schur complement of the free coordinates in M
+ * (n x n, row-major; moving-base paper, eq. (43) partitioned) taken from the prescribed base coordinates
+ * prescribed[0..5] = [roll, pitch, yaw, x0, y0, z0] to a = [a_P; w'] in the base frame by
+ * u'_p = J^-1 a = [E^-1 w'; R a_P] (E of (53), R = R^0_1), symmetrized. A: 36 doubles, rows [f; n].
+ * work: nf * nf + 12 * nf doubles. Returns 0, or -1 when M_ff is not positive definite. */
+int mbs_interface_inertia(int n, const double *M, const int *prescribed, const int *free_, int nf,
+                          const double *euler_inverse, const double *R, double *A, double *work) {
+    double *L = work, *Mfp = L + nf * nf, *X = Mfp + 6 * nf;
+    for (int i = 0; i < nf; i++) {
+        for (int j = 0; j < nf; j++) L[i * nf + j] = M[free_[i] * n + free_[j]];
+        for (int j = 0; j < 6; j++) Mfp[i * 6 + j] = M[free_[i] * n + prescribed[j]];
+    }
+    if (nf && mbs_solve_spd(nf, 6, L, Mfp, X)) return -1;
+    double schur[36], Jinv[36], SJ[36];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double s = M[prescribed[i] * n + prescribed[j]];
+            for (int k = 0; k < nf; k++) s -= Mfp[k * 6 + i] * X[k * 6 + j]; /* M_pf = M_fp^T */
+            schur[6 * i + j] = s;
+        }
+    memset(Jinv, 0, sizeof Jinv); /* rows: Euler rates, then translation rates; columns: a_P, then w' */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            Jinv[6 * i + 3 + j] = euler_inverse[3 * i + j];
+            Jinv[6 * (3 + i) + j] = R[3 * i + j];
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += schur[6 * i + k] * Jinv[6 * k + j];
+            SJ[6 * i + j] = s;
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += Jinv[6 * k + i] * SJ[6 * k + j];
+            A[6 * i + j] = s;
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = i + 1; j < 6; j++) A[6 * i + j] = A[6 * j + i] = 0.5 * (A[6 * i + j] + A[6 * j + i]);
     return 0;
 }
 

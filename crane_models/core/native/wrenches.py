@@ -1,5 +1,6 @@
-"""Reaction wrenches (``mbs_reactions``) and constraint forces by auxiliary generalized speeds
-(``mbs_aux_speeds``) in the kernel."""
+"""Reaction wrenches (``mbs_reactions``), constraint forces by auxiliary generalized speeds (``mbs_aux_speeds``)
+and the load of a crane on a moving base with its interface inertia (``mbs_interface_wrench``,
+``mbs_interface_inertia``) in the kernel."""
 from __future__ import annotations
 
 import ctypes
@@ -8,7 +9,7 @@ import numpy as np
 
 from .system import NativeSystem, _address, library
 
-__all__ = ["NativeReactions", "NativeAuxiliarySpeeds"]
+__all__ = ["NativeReactions", "NativeAuxiliarySpeeds", "NativeInterfaceInertia"]
 
 
 class _ReactionModel(ctypes.Structure):
@@ -80,3 +81,64 @@ class NativeAuxiliarySpeeds:
         self._fn(self._native._model_ptr, _address(record), base, base + 8 * n, self._cut, len(self._outboard),
                  ob, nj, S, Ai, base + 8 * (n + 6 * nb), self._work_ptr)
         return buf[n + 6 * nb:]
+
+    def interface_wrench(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray, base: int,
+                         axial_torque: float) -> np.ndarray:
+        """``[f; n]`` (6) the crane exerts on body ``base`` at the cut origin, in ``base``'s frame: minus the
+        constraint wrench ``S ρ`` of (50) and minus ``axial_torque`` about the cut frame's z axis
+        (``mbs_interface_wrench``; :meth:`moving_base.KnuckleBoomOnMovingBaseModel.interface_wrench` is the
+        specification)."""
+        n, nb, nj = self._native.n, self._native.nb, self._nj
+        buf, addr = _motion_and_wrenches(self._native, udot, external, 6)
+        ob, S, Ai = self._ptrs
+        self._load_fn()(self._native._model_ptr, _address(record), addr, addr + 8 * n, self._cut,
+                        len(self._outboard), ob, nj, S, Ai, int(base), float(axial_torque),
+                        addr + 8 * (n + 6 * nb), self._work_ptr)
+        return buf[n + 6 * nb:]
+
+    def _load_fn(self):
+        """``mbs_interface_wrench`` with its argument types (set here, not in :func:`library`: an addition)."""
+        fn = self.__dict__.get("_load")
+        if fn is None:
+            fn = self._load = library().mbs_interface_wrench
+            fn.argtypes = ([ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+                           + [ctypes.c_void_p] * 2 + [ctypes.c_int, ctypes.c_double] + [ctypes.c_void_p] * 2)
+            fn.restype = ctypes.c_int
+        return fn
+
+
+class NativeInterfaceInertia:
+    """``A`` of ``W = W₀ − A a`` in the kernel (``mbs_interface_inertia``;
+    :func:`models.vessel_crane.interface_inertia.interface_inertia` is the specification) for a system of ``n``
+    coordinates with the six ``prescribed`` base coordinates ``[roll, pitch, yaw, x0, y0, z0]`` and the ``free``
+    ones (index sequences)."""
+
+    def __init__(self, n: int, prescribed, free) -> None:
+        prescribed, free = list(prescribed), list(free)
+        if len(prescribed) != 6 or sorted(set(prescribed + free)) != sorted(prescribed + free) \
+                or not all(0 <= i < n for i in prescribed + free):
+            raise ValueError(f"prescribed must be six and free further distinct coordinates of 0 … {n - 1}, got "
+                             f"{prescribed} and {free}")
+        self._n, self._nf = n, len(free)
+        self._index = np.array(prescribed + free, dtype=np.intc)
+        ip = self._index.ctypes.data
+        self._ptrs = (ip, ip + ctypes.sizeof(ctypes.c_int) * 6)
+        self._work = np.empty(self._nf * self._nf + 12 * self._nf + 1)
+        self._work_ptr = self._work.ctypes.data
+        fn = self._fn = library().mbs_interface_inertia
+        fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int] + [
+            ctypes.c_void_p] * 4
+        fn.restype = ctypes.c_int
+
+    def __call__(self, M: np.ndarray, euler_inverse: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+        """``A`` (6×6, rows ``[f; n]``, columns ``[a_P; ω̇]``, base frame) from the mass matrix ``M`` of (43),
+        ``E⁻¹`` of (53) and ``R^0_1``."""
+        buf = np.empty(36 + 9 + 9 + self._n * self._n)
+        buf[36:45] = euler_inverse.reshape(-1)
+        buf[45:54] = rotation.reshape(-1)
+        buf[54:] = M.reshape(-1)
+        addr = _address(buf)
+        pres, free = self._ptrs
+        if self._fn(self._n, addr + 8 * 54, pres, free, self._nf, addr + 8 * 36, addr + 8 * 45, addr, self._work_ptr):
+            raise np.linalg.LinAlgError("the crane's block M_ff of the mass matrix is not positive definite")
+        return buf[:36].reshape(6, 6)

@@ -38,6 +38,7 @@ import numpy as np
 from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut
 from ...core.effort_laws import CoordinateEffortLaw, prescribed_accelerations, stacked
 from ...core.kane import Kinematics
+from ...core.native.wrenches import NativeInterfaceInertia
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
 from ...core.state_derivative import StateDerivative
@@ -101,6 +102,9 @@ class KnuckleBoomOnMovingBaseModel:
         ix = system.index
         self._base, self._king = ix["vessel"], ix["king"]
         self._angle_bodies = [ix[n] for n in ("boom2", "boom3", "barrel2", "barrel3")]  # alpha2, alpha3, beta2, beta3
+        # The kernel's W and A (one call each) when it is loaded; the numpy forms below are their specification.
+        self._native_inertia = (NativeInterfaceInertia(N_COORDINATES, range(3, 9), range(3))
+                                if self.interface.native is not None else None)
         self._cached = (None, None)
 
     # -- the base motion ------------------------------------------------------------------------------
@@ -154,9 +158,21 @@ class KnuckleBoomOnMovingBaseModel:
                          applied: np.ndarray | None = None) -> tuple:
         """``(force, moment)`` the crane exerts on the base at the crane base point, base frame: minus the
         constraint wrench ``S ρ`` of the king joint (50), (67) and minus the slewing torque about the slewing
-        axis. ``applied``: :meth:`applied_wrenches`, when the caller has them."""
+        axis -- in one kernel call (``mbs_interface_wrench``) when the kinematics are the kernel's, else
+        :meth:`interface_wrench_reference`. ``applied``: :meth:`applied_wrenches`, when the caller has them."""
         if applied is None:
             applied = self.applied_wrenches(kin, actuators)
+        native = self.interface.native
+        if native is None or kin.record is None:
+            return self.interface_wrench_reference(kin, udot, actuators, applied)
+        w = native.interface_wrench(self.system.native.projections_record(kin), udot, applied, self._base,
+                                    actuators[0])
+        return w[:3], w[3:]
+
+    def interface_wrench_reference(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
+                                   applied: np.ndarray) -> tuple:
+        """:meth:`interface_wrench` in numpy, step by step: ``ρ`` of (50), the wrench ``S ρ`` on the king, the
+        slewing torque, turned into the base frame and negated (the kernel's specification)."""
         rho = self.interface.magnitudes(kin, udot, applied)
         w = self.interface.wrench(rho)  # [n; f] on the king, king frame
         w[2] += actuators[0]
@@ -206,8 +222,17 @@ class KnuckleBoomOnMovingBaseModel:
         return out
 
     def interface_inertia(self, kin: Kinematics) -> np.ndarray:
-        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`)."""
-        return interface_inertia(kin.M, _PRESCRIBED, _FREE, euler_rate_matrix_inverse(kin.q[3], kin.q[4]),
+        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`): in the kernel
+        (``mbs_interface_inertia``) when it is loaded, else :meth:`interface_inertia_reference`."""
+        if self._native_inertia is None or kin.record is None:
+            return self.interface_inertia_reference(kin)
+        return self._native_inertia(kin.M, euler_rate_matrix_inverse(kin.q[3], kin.q[4]), kin.rotation[self._base])
+
+    def interface_inertia_reference(self, kin: Kinematics) -> np.ndarray:
+        """:meth:`interface_inertia` in numpy (:func:`vessel_crane.interface_inertia.interface_inertia`); ``M`` formed
+        by (44) when the kinematics are numpy's (they carry none)."""
+        M = kin.M if kin.M is not None else self.system.mass_matrix(kin)
+        return interface_inertia(M, _PRESCRIBED, _FREE, euler_rate_matrix_inverse(kin.q[3], kin.q[4]),
                                  kin.rotation[self._base])
 
     def check_state(self, x: np.ndarray) -> None:

@@ -1,0 +1,75 @@
+"""The load of the knuckle boom crane on its moving base and its interface inertia computed in the kernel
+(``mbs_interface_wrench``, ``mbs_interface_inertia`` in core/native/reactions.c) against the numpy forms they
+replace on the output path (``KnuckleBoomOnMovingBaseModel.interface_wrench_reference``,
+``vessel_crane.interface_inertia.interface_inertia``), the reference evaluated on kinematics from the numpy core
+(no kernel anywhere on its side).
+
+Tolerance 1e-12 of the largest entry: both sides evaluate the same closed forms in another order (sums over seven
+bodies of terms up to |m g l| ~ 1e7 N·m for results ~1e5-1e6, mass-matrix entries 1e3-1e7), so they differ by a
+few ulp of the largest term, ~1e-14 relative; the kinematics themselves agree to ~1e-15.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from crane_models.core.kane import MultibodySystem
+from crane_models.core.native import library
+from crane_models.core.state_derivative import StateDerivative
+from crane_models.models.knuckle_boom.moving_base import KnuckleBoomOnMovingBaseModel
+
+pytestmark = pytest.mark.skipif(library() is None, reason="the compiled kernel (crane_models/core/native) is not built")
+
+G = 9.81
+TOLERANCE = 1e-12  # of the largest entry; see the module docstring
+
+
+def _evaluations(seed: int) -> tuple:
+    """``(model, kin from the kernel, kin from numpy)`` at a random crane state, base motion and inputs."""
+    rng = np.random.default_rng(seed)
+    model = KnuckleBoomOnMovingBaseModel()
+    motion = np.concatenate((rng.normal(size=12) * 0.3, np.zeros(3)))
+    w = np.concatenate(([rng.normal() * 1e5, rng.normal() * 1e5, rng.normal() * 1e5, 0.3, 0.9, 0.8], motion))
+    x = np.zeros(model.state_size)
+    x[:3], x[9:12] = [rng.normal(), 0.6 + 0.5 * rng.random(), 0.6 + 0.5 * rng.random()], rng.normal(size=3) * 0.2
+    x = model.impose_inputs(x, w)
+    kin = model._dynamics(x, model.kernel_inputs(w))
+    numpy_system = MultibodySystem(model.system.bodies, model.system.n, native=False)
+    twin = StateDerivative(numpy_system, model.law, G)(x, model.kernel_inputs(w))
+    assert kin.record is not None and twin.record is None  # one kernel path, one numpy path
+    return model, kin, twin, w
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_interface_wrench_in_the_kernel_matches_numpy(seed):
+    model, kin, twin, _ = _evaluations(seed)
+    result = []
+    for k in (kin, twin):
+        effort, stop, _ = model.applied_efforts(k)
+        actuators = effort + stop
+        applied = model.applied_wrenches(k, actuators)
+        wrench = (model.interface_wrench(k, k.udot, actuators, applied) if k is kin
+                  else model.interface_wrench_reference(k, k.udot, actuators, applied))
+        result.append(np.concatenate(wrench))
+    kernel, reference = result
+    assert np.abs(kernel - reference).max() <= TOLERANCE * np.abs(reference).max()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_interface_inertia_in_the_kernel_matches_numpy(seed):
+    model, kin, twin, _ = _evaluations(seed)
+    kernel, reference = model.interface_inertia(kin), model.interface_inertia_reference(twin)
+    assert np.abs(kernel - reference).max() <= TOLERANCE * np.abs(reference).max()
+    assert np.array_equal(kernel, kernel.T)  # symmetric exactly, as the outputs list one triangle
+
+
+def test_interface_inertia_refuses_a_mass_matrix_without_a_positive_crane_block():
+    from crane_models.core.native.wrenches import NativeInterfaceInertia
+
+    inertia = NativeInterfaceInertia(9, range(3, 9), range(3))
+    M = np.eye(9)
+    M[1, 1] = -1.0
+    with pytest.raises(np.linalg.LinAlgError, match="M_ff"):
+        inertia(M, np.eye(3), np.eye(3))
+    with pytest.raises(ValueError, match="prescribed"):
+        NativeInterfaceInertia(9, range(2, 8), range(3))
