@@ -63,6 +63,13 @@ def test_interface_inertia_in_the_kernel_matches_numpy(seed):
     assert np.array_equal(kernel, kernel.T)  # symmetric exactly, as the outputs list one triangle
 
 
+def test_a_moving_base_derivative_has_no_inverse_mass_matrix():
+    """The kernel skips M⁻¹ for a law with prescribed coordinates (it solves the free block itself); the
+    record must then say that it has none rather than offer its zeros."""
+    _, kin, _, _ = _evaluations(0)
+    assert kin.Minv is None
+
+
 def test_interface_inertia_refuses_a_mass_matrix_without_a_positive_crane_block():
     from crane_models.core.native.wrenches import NativeInterfaceInertia
 

@@ -106,6 +106,13 @@ class KnuckleBoomOnMovingBaseModel:
         self._native_inertia = (NativeInterfaceInertia(N_COORDINATES, range(3, 9), range(3))
                                 if self.interface.native is not None else None)
         self._cached = (None, None)
+        self._imposed = (None, None)  # (the base angles it was imposed for, the state impose_inputs returned last)
+        # Outputs that do not change: the point of attack is the base point itself; A and W₀ when not computed.
+        self._fixed_outputs = dict.fromkeys(("point_of_attack_x", "point_of_attack_y", "point_of_attack_z"), 0.0)
+        if not self.inertia_outputs:
+            self._fixed_outputs.update(INERTIA_ZEROS)
+        self._reactions_at = [ix["king"], ix["boom2"], ix["boom3"]]
+        self._cylinder_ranges = [self.crane.cylinders[k].extension_range() for k in (2, 3)]
 
     # -- the base motion ------------------------------------------------------------------------------
     def base_motion(self, inputs: np.ndarray) -> tuple:
@@ -124,12 +131,17 @@ class KnuckleBoomOnMovingBaseModel:
 
     def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """``x`` with the base at the inputs' angles and Euler rates ``E⁻¹ ω`` (53), the base point at the
-        origin and at rest (Galilean invariance)."""
+        origin and at rest (Galilean invariance). The simulation imposes at every input change and again at
+        the start of every step: a state this method returned for the same inputs (the same object -- states are
+        never changed in place) comes back as it is."""
         angles, rates, _ = self.base_motion(inputs)
+        if x is self._imposed[1] and self._imposed[0] is angles:  # its own result for these inputs: in place
+            return x
         n = N_COORDINATES
         out = np.array(x, dtype=float)
         out[3:6], out[n + 3:n + 6] = angles, rates
         out[6:9] = out[n + 6:] = 0.0
+        self._imposed = (angles, out)
         return out
 
     def kernel_inputs(self, inputs: np.ndarray) -> np.ndarray:
@@ -202,18 +214,18 @@ class KnuckleBoomOnMovingBaseModel:
         if extra is not None:
             applied = applied + extra
         force, moment = self.interface_wrench(kin, udot, actuators, applied)
-        r = self.crane.reactions(kin, udot, applied)
+        # Joint reactions (69)-(74) as KnuckleBoomCrane.reactions gives them, Joint 1 straight into the base frame.
+        joints = self.crane.reaction_solver.solve(kin, applied, udot)[2][self._reactions_at]
         rotation = kin.rotation
-        joint1 = r["joint1"].reshape(2, 3) @ rotation[self._base]  # Frame 0 -> base frame: (R^T v)^T = v^T R
-        origin = kin.origin[self._base]
-        tip = (self.crane.tip_position(kin) - origin) @ rotation[self._base]
+        base = rotation[self._base]
+        joint1 = joints[0].reshape(2, 3) @ (rotation[self._king].T @ base)  # king frame -> base frame, row vectors
+        tip = (self.crane.tip_position(kin) - kin.origin[self._base]) @ base
         values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joint1.ravel(),
-                                 r["joint2"], r["joint3"], effort, stop[1:])).tolist()
+                                 joints[1], joints[2], effort, stop[1:])).tolist()
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
-        out["point_of_attack_x"] = out["point_of_attack_y"] = out["point_of_attack_z"] = 0.0  # the base point itself
+        out.update(self._fixed_outputs)
         if not self.inertia_outputs:
-            out.update(INERTIA_ZEROS)
             return out
         A = self.interface_inertia(kin)
         m = inputs[_MOTION_AT:]
@@ -236,11 +248,13 @@ class KnuckleBoomOnMovingBaseModel:
                                  kin.rotation[self._base])
 
     def check_state(self, x: np.ndarray) -> None:
-        if not np.all(np.isfinite(x)):
+        v = x.tolist()
+        if not math.isfinite(math.fsum(v)) and not all(map(math.isfinite, v)):  # fsum may overflow: then one by one
             raise ValueError(f"state became non-finite: {x}")
-        for k in (2, 3):
-            self.crane.cylinders[k].check(float(x[k - 1]))
-        if abs(x[4]) > 1.4:  # E of (53) is singular at pitch ±π/2
+        for k, (lo, hi) in zip((2, 3), self._cylinder_ranges):
+            if not lo < v[k - 1] < hi:
+                self.crane.cylinders[k].check(v[k - 1])  # raises with the message
+        if abs(v[4]) > 1.4:  # E of (53) is singular at pitch ±π/2
             raise ValueError(f"base pitch = {x[4]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")
 
 
