@@ -80,3 +80,14 @@ def test_interface_inertia_refuses_a_mass_matrix_without_a_positive_crane_block(
         inertia(M, np.eye(3), np.eye(3))
     with pytest.raises(ValueError, match="prescribed"):
         NativeInterfaceInertia(9, range(2, 8), range(3))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_applied_wrenches_in_one_array_equal_weights_plus_actuators(seed):
+    """The output path's fused weights-and-actuators array against the crane's two separate forms (67)-(68):
+    the same additions, so equal bit for bit."""
+    model, kin, _, _ = _evaluations(seed)
+    actuators = np.random.default_rng(seed).normal(size=3) * np.array([1e5, 1e6, 1e6])
+    crane = model.crane
+    separate = crane.system.gravity_wrenches(kin, crane.params.g) + crane.actuator_wrenches(actuators)
+    assert np.array_equal(model.applied_wrenches(kin, actuators), separate)

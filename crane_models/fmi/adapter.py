@@ -177,8 +177,11 @@ class SlaveAdapter:
 
     def set_values(self, vrs, values) -> None:
         try:
-            for vr, value in zip(vrs, values):
-                self._set(self._names[vr], value)
+            names = self._names
+            keys = [names[vr] for vr in vrs]  # all value references checked before any value is taken
+            self.values.update(zip(keys, values))  # as _set for each, in one call
+            if not self._input_set.isdisjoint(keys):
+                self._outputs_valid = False
         except Exception as exc:  # noqa: BLE001
             self.fail(f"set: {exc!r} (value references {list(vrs)!r})")
 

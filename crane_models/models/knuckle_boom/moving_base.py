@@ -112,6 +112,10 @@ class KnuckleBoomOnMovingBaseModel:
         if not self.inertia_outputs:
             self._fixed_outputs.update(INERTIA_ZEROS)
         self._reactions_at = [ix["king"], ix["boom2"], ix["boom3"]]
+        self._weights = -self.crane.params.g * system.mass[:, None]  # as MultibodySystem.gravity_wrenches
+        self._actuator_rows = [ix[n] for n in ("king", "barrel2", "barrel3", "piston2", "piston3")]
+        self._actuator_columns = [5, 2, 2, 2, 2]
+        self._tip_body, self._tip_length = ix["boom3"], self.crane.params.l3
         self._cylinder_ranges = [self.crane.cylinders[k].extension_range() for k in (2, 3)]
 
     # -- the base motion ------------------------------------------------------------------------------
@@ -163,8 +167,13 @@ class KnuckleBoomOnMovingBaseModel:
         return kin.efforts[:3] - stop, stop, active
 
     def applied_wrenches(self, kin: Kinematics, actuators: np.ndarray) -> np.ndarray:
-        """Weights and actuator wrenches (67)-(68) ``[f; n]`` at each COG; ``actuators = [T1, F2, F3]`` in total."""
-        return self.crane.system.gravity_wrenches(kin, self.crane.params.g) + self.crane.actuator_wrenches(actuators)
+        """Weights and actuator wrenches (67)-(68) ``[f; n]`` at each COG; ``actuators = [T1, F2, F3]`` in total --
+        ``gravity_wrenches + actuator_wrenches`` of the crane in one array (the same sums, bit for bit)."""
+        w = np.zeros((self.system.nb, 6))
+        w[:, :3] = self._weights * kin.rotation[:, 2, :]  # R^k_0 [0, 0, −m g]
+        t1, f2, f3 = actuators.tolist()
+        w[self._actuator_rows, self._actuator_columns] += (t1, -f2, -f3, f2, f3)  # king about z; −F barrel, +F piston
+        return w
 
     def interface_wrench(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
                          applied: np.ndarray | None = None) -> tuple:
@@ -219,7 +228,8 @@ class KnuckleBoomOnMovingBaseModel:
         rotation = kin.rotation
         base = rotation[self._base]
         joint1 = joints[0].reshape(2, 3) @ (rotation[self._king].T @ base)  # king frame -> base frame, row vectors
-        tip = (self.crane.tip_position(kin) - kin.origin[self._base]) @ base
+        origin, b3 = kin.origin, self._tip_body
+        tip = (origin[b3] + rotation[b3][:, 2] * self._tip_length - origin[self._base]) @ base  # crane.tip_position
         values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joint1.ravel(),
                                  joints[1], joints[2], effort, stop[1:])).tolist()
         out = dict(zip(_OUTPUT_NAMES, values))
