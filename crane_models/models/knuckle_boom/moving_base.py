@@ -113,8 +113,8 @@ class KnuckleBoomOnMovingBaseModel:
             self._fixed_outputs.update(INERTIA_ZEROS)
         self._reactions_at = [ix["king"], ix["boom2"], ix["boom3"]]
         self._weights = -self.crane.params.g * system.mass[:, None]  # as MultibodySystem.gravity_wrenches
-        self._actuator_rows = [ix[n] for n in ("king", "barrel2", "barrel3", "piston2", "piston3")]
-        self._actuator_columns = [5, 2, 2, 2, 2]
+        self._actuator_entries = [6 * ix[n] + c for n, c in (("king", 5), ("barrel2", 2), ("barrel3", 2),
+                                                              ("piston2", 2), ("piston3", 2))]  # in the (nb, 6) array
         self._tip_body, self._tip_length = ix["boom3"], self.crane.params.l3
         self._cylinder_ranges = [self.crane.cylinders[k].extension_range() for k in (2, 3)]
 
@@ -172,7 +172,9 @@ class KnuckleBoomOnMovingBaseModel:
         w = np.zeros((self.system.nb, 6))
         w[:, :3] = self._weights * kin.rotation[:, 2, :]  # R^k_0 [0, 0, −m g]
         t1, f2, f3 = actuators.tolist()
-        w[self._actuator_rows, self._actuator_columns] += (t1, -f2, -f3, f2, f3)  # king about z; −F barrel, +F piston
+        flat = w.reshape(-1)  # a view: scalar updates cost less than a fancy-indexed one at this size
+        for i, value in zip(self._actuator_entries, (t1, -f2, -f3, f2, f3)):  # king about z; −F barrel, +F piston
+            flat[i] += value
         return w
 
     def interface_wrench(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
@@ -184,10 +186,9 @@ class KnuckleBoomOnMovingBaseModel:
         if applied is None:
             applied = self.applied_wrenches(kin, actuators)
         native = self.interface.native
-        if native is None or kin.record is None:
+        if native is None or kin.record is None or "P" not in kin._layout:  # a record without P: numpy's way
             return self.interface_wrench_reference(kin, udot, actuators, applied)
-        w = native.interface_wrench(self.system.native.projections_record(kin), udot, applied, self._base,
-                                    actuators[0])
+        w = native.interface_wrench(kin.record, udot, applied, self._base, actuators[0])
         return w[:3], w[3:]
 
     def interface_wrench_reference(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
