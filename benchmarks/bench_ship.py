@@ -18,7 +18,10 @@ continuous in time (DOP853, rtol 1e-10): largest error of the vessel angles [rad
 coordinates, steps 20 … 1 ms, with RTF at 10 ms. The paper's scaled pair has its own table in
 ``bench_vessel_split.py`` (it includes the "inertia" scheme too).
 
-    python benchmarks/bench_ship.py [--rtf-only] [--signals-in-loop]
+``--baseline FMU``: a KnuckleBoomCraneOnMovingBase built from another commit (FMUs carry their own renamed copy of
+the package and kernel, so both run in this process) joins every round -- before/after in the same run.
+
+    python benchmarks/bench_ship.py [--rtf-only] [--signals-in-loop] [--baseline path/to/KnuckleBoomCraneOnMovingBase.fmu]
 """
 from __future__ import annotations
 
@@ -45,14 +48,16 @@ def evaluation_costs() -> list:
     from crane_models.models.knuckle_boom.moving_base import KnuckleBoomOnMovingBaseModel
     from crane_models.models.knuckle_boom.scenarios import knuckle_boom_at_sea
 
-    fixed, moving = KnuckleBoomModel(), KnuckleBoomOnMovingBaseModel()
+    fixed, moving = KnuckleBoomModel(), KnuckleBoomOnMovingBaseModel(inertia_outputs=False)  # the FMU's default
+    with_inertia = KnuckleBoomOnMovingBaseModel(inertia_outputs=True)
     w_fixed = np.array([0.0, 0.0, 0.0, 0.1, 0.7, 0.6])
     w_moving = knuckle_boom_at_sea().inputs_at(1.3)
     x_fixed = np.array([0.1, 0.7, 0.6, 0.1, 0.05, -0.02])
     x_moving = moving.impose_inputs(np.concatenate((x_fixed[:3], np.zeros(6), x_fixed[3:], np.zeros(6))), w_moving)
     rows = []
     for name, model, x, w in (("KnuckleBoomCrane", fixed, x_fixed, w_fixed),
-                              ("KnuckleBoomCraneOnMovingBase", moving, x_moving, w_moving)):
+                              ("KnuckleBoomCraneOnMovingBase", moving, x_moving, w_moving),
+                              ("OnMovingBase, inertia_outputs", with_inertia, x_moving, w_moving)):
         _, aux = model.derivative(0.0, x, w)
         rows.append((f"{name}: one evaluation from Python", "-", f"{per_call(lambda: model.derivative(0.0, x, w)) * 1e6:.1f} us"))
         rows.append((f"{name}: outputs", "-", f"{per_call(lambda: model.outputs(0.0, x, w, aux), 500) * 1e6:.1f} us"))
@@ -67,6 +72,11 @@ def tabulated(scenario, step: float):
 
     table = {float(t): list(scenario.signals(float(t))) for t in communication_grid(scenario.stop_time, step)}
     return replace(scenario, signals=table.__getitem__)
+
+
+def _option(name: str):
+    """The value after ``name`` on the command line, or None."""
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else None
 
 
 def timed_run(fmu, scenario) -> tuple:
@@ -92,7 +102,10 @@ def main() -> int:
         moving = build_fmu("KnuckleBoomCraneOnMovingBase", tmp)
         run_fmu(fixed, fixed_sc, 0.01, warm_up=True)
         run_fmu(moving, moving_sc, 0.01, warm_up=True)
-        ratios, cpu_ratios, rows = [], [], []
+        baseline = _option("--baseline")
+        if baseline:
+            run_fmu(Path(baseline), moving_sc, 0.01, warm_up=True)
+        ratios, cpu_ratios, base_ratios, rows = [], [], [], []
         for r in range(ROUNDS):
             wall_fixed, cpu_fixed = timed_run(fixed, fixed_sc)
             wall_moving, cpu_moving = timed_run(moving, moving_sc)
@@ -101,10 +114,20 @@ def main() -> int:
             cpu_ratios.append(cpu_fixed / cpu_moving)
             rows.append((f"round {r + 1}: RTF KnuckleBoomCrane / OnMovingBase / ratio (CPU-time ratio)", "10 ms",
                          f"{rtf_fixed:.1f} / {rtf_moving:.1f} / {ratios[-1]:.2f} ({cpu_ratios[-1]:.2f})"))
+            if baseline:
+                wall_base, cpu_base = timed_run(Path(baseline), moving_sc)
+                base_ratios.append((wall_fixed / wall_base, cpu_fixed / cpu_base))
+                rows.append((f"round {r + 1}: baseline OnMovingBase RTF / ratio (CPU-time ratio)", "10 ms",
+                             f"{moving_sc.stop_time / wall_base:.1f} / {base_ratios[-1][0]:.2f} "
+                             f"({base_ratios[-1][1]:.2f})"))
         rows.append(("median ratio OnMovingBase / KnuckleBoomCrane (target >= 0.8)", "10 ms",
                      f"{statistics.median(ratios):.2f}"))
         rows.append(("median ratio of the process CPU times (less disturbed by other load)", "10 ms",
                      f"{statistics.median(cpu_ratios):.2f}"))
+        if baseline:
+            rows.append((f"baseline {Path(baseline).name}: median ratio (CPU-time ratio)", "10 ms",
+                         f"{statistics.median(b[0] for b in base_ratios):.2f} "
+                         f"({statistics.median(b[1] for b in base_ratios):.2f})"))
     rows += evaluation_costs()
     print_table(rows, width=66)
     if "--rtf-only" not in sys.argv:
