@@ -91,3 +91,19 @@ def test_applied_wrenches_in_one_array_equal_weights_plus_actuators(seed):
     crane = model.crane
     separate = crane.system.gravity_wrenches(kin, crane.params.g) + crane.actuator_wrenches(actuators)
     assert np.array_equal(model.applied_wrenches(kin, actuators), separate)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("with_extra", [False, True])
+def test_output_loads_in_the_kernel_match_numpy(seed, with_extra):
+    """``mbs_base_loads`` (applied wrenches, interface wrench, joint reactions with Joint 1 in the base frame, tip)
+    against ``loads_reference`` on numpy kinematics; ``extra`` stands for a hoisting wire's wrenches."""
+    model, kin, twin, _ = _evaluations(seed)
+    rng = np.random.default_rng(seed)
+    actuators = rng.normal(size=3) * np.array([1e5, 1e6, 1e6])
+    extra = rng.normal(size=(model.system.nb, 6)) * 1e4 if with_extra else None
+    kernel = model.loads(kin, kin.udot, actuators, extra)
+    reference = model.loads_reference(twin, twin.udot, actuators, extra)
+    assert model._native_loads is not None and kin.record is not None
+    for name, got, want in zip(("applied", "force", "moment", "joints", "tip"), kernel, reference):
+        assert np.abs(np.asarray(got) - want).max() <= TOLERANCE * np.abs(want).max(), name

@@ -1,5 +1,6 @@
 /* Constraint forces by auxiliary generalized speeds and joint reaction wrenches; the load of a crane on a moving
- * base and its interface inertia (mbs_interface_wrench, mbs_interface_inertia). See multibody.h. */
+ * base, its interface inertia and its output loads (mbs_interface_wrench, mbs_interface_inertia, mbs_base_loads).
+ * See multibody.h. */
 #include "multibody.h"
 
 /* Constraint-force magnitudes by auxiliary generalized speeds (Cibicik & Egeland, moving base, eqs. (42),
@@ -190,6 +191,61 @@ int mbs_interface_inertia(int n, const double *M, const int *prescribed, const i
         }
     for (int i = 0; i < 6; i++)
         for (int j = i + 1; j < 6; j++) A[6 * i + j] = A[6 * j + i] = 0.5 * (A[6 * i + j] + A[6 * j + i]);
+    return 0;
+}
+
+/* What the outputs of a crane on a moving base need from one evaluation, in one call (models/knuckle_boom/
+ * moving_base.py, KnuckleBoomOnMovingBaseModel.loads_reference, is the specification):
+ * applied wrenches W_e = weights -g z0 (first terms of (67)-(68)) + actuator efforts, each value added at one entry
+ * of the (nb, 6) array, + extra (NULL: none); the interface wrench of mbs_interface_wrench (axial torque: the first
+ * actuator value); the joint reactions (56) of mbs_reactions of bodies rows[i], each turned from its own frame into
+ * that of body row_frame[i]; the point tip (coordinates in body tip_body) from the base origin, base frame.
+ * out: applied (nb * 6) | wrench [f; n] (6) | reactions (n_rows * 6) | tip (3).
+ * work: 6 * n_items + 6 * nb + 12 * nb + 12 * ncyl doubles (reactions' scratch, total and support wrenches, joints). */
+typedef struct {
+    const mbs_reaction_model *reactions;
+    int cut, n_ob, nj, base, n_act, n_rows, tip_body;
+    const int *outboard, *act_entry, *rows, *row_frame;
+    const double *S, *Ainv;
+    double g, tip[3];
+} mbs_base_loads_model;
+
+int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
+                   const double *act_values, const double *extra, double *out, double *work) {
+    const int nb = m->nb;
+    const double *rot = rec + record_head(m), *org = rot + 9 * nb;
+    double *applied = out, *wrench = out + 6 * nb, *rows = wrench + 6, *tip = rows + 6 * L->n_rows;
+    for (int k = 0; k < nb; k++) {
+        const double w = -L->g * m->mass[k]; /* as numpy: (-g m) R^k_0 z0, the third row of R_k */
+        for (int c = 0; c < 3; c++) applied[6 * k + c] = w * rot[9 * k + 6 + c];
+        for (int c = 3; c < 6; c++) applied[6 * k + c] = 0.0;
+    }
+    for (int j = 0; j < L->n_act; j++) applied[L->act_entry[j]] += act_values[j];
+    if (extra)
+        for (int i = 0; i < 6 * nb; i++) applied[i] += extra[i];
+    int code = mbs_interface_wrench(m, rec, udot, applied, L->cut, L->n_ob, L->outboard, L->nj, L->S, L->Ainv,
+                                    L->base, act_values[0], wrench, work);
+    if (code) return code;
+    const int ncyl = L->reactions->ncyl;
+    double *total = work + 6 * L->reactions->n_items + 6 * nb, *supports = total + 6 * nb,
+           *joints = supports + 12 * ncyl;
+    mbs_reactions(m, L->reactions, rec, udot, applied, total, supports, joints, work);
+    for (int i = 0; i < L->n_rows; i++) {
+        const int b = L->rows[i], f = L->row_frame[i];
+        const double *r = joints + 6 * b;
+        double *o = rows + 6 * i;
+        if (f == b) { for (int c = 0; c < 6; c++) o[c] = r[c]; continue; }
+        double v[3]; /* R_f^T R_b r, force then moment */
+        matvec3(rot + 9 * b, r, v);
+        mattvec3(rot + 9 * f, v, o);
+        matvec3(rot + 9 * b, r + 3, v);
+        mattvec3(rot + 9 * f, v, o + 3);
+    }
+    const int t = L->tip_body, b = L->base;
+    double p[3], d[3];
+    matvec3(rot + 9 * t, L->tip, p);
+    for (int c = 0; c < 3; c++) d[c] = org[3 * t + c] + p[c] - org[3 * b + c];
+    mattvec3(rot + 9 * b, d, tip);
     return 0;
 }
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .system import NativeSystem, _address, library
 
-__all__ = ["NativeReactions", "NativeAuxiliarySpeeds", "NativeInterfaceInertia"]
+__all__ = ["NativeReactions", "NativeAuxiliarySpeeds", "NativeInterfaceInertia", "NativeBaseLoads"]
 
 
 class _ReactionModel(ctypes.Structure):
@@ -142,3 +142,62 @@ class NativeInterfaceInertia:
         if self._fn(self._n, addr + 8 * 54, pres, free, self._nf, addr + 8 * 36, addr + 8 * 45, addr, self._work_ptr):
             raise np.linalg.LinAlgError("the crane's block M_ff of the mass matrix is not positive definite")
         return buf[:36].reshape(6, 6)
+
+
+class _BaseLoads(ctypes.Structure):
+    _fields_ = ([("reactions", ctypes.c_void_p)]
+                + [(name, ctypes.c_int) for name in ("cut", "n_ob", "nj", "base", "n_act", "n_rows", "tip_body")]
+                + [(name, ctypes.c_void_p) for name in ("outboard", "act_entry", "rows", "row_frame", "S", "Ainv")]
+                + [("g", ctypes.c_double), ("tip", ctypes.c_double * 3)])
+
+
+class NativeBaseLoads:
+    """``mbs_base_loads``: the applied wrenches, the interface wrench (:meth:`NativeAuxiliarySpeeds.interface_wrench`),
+    chosen joint reactions (:class:`NativeReactions`) and a tip point of a crane on a moving base from one evaluation,
+    in one kernel call (``KnuckleBoomOnMovingBaseModel.loads_reference`` is the specification).
+
+    ``actuator_entries``: flat indices into the ``(nb, 6)`` applied wrenches where the actuator values are added (the
+    first value is also the torque about the cut frame's z axis); ``rows``, ``row_frames``: the bodies whose joint
+    reactions are returned and the body into whose frame each is turned; ``tip_body``, ``tip``: the tip point."""
+
+    def __init__(self, native: NativeSystem, reactions: NativeReactions, aux: NativeAuxiliarySpeeds, base: int,
+                 actuator_entries, rows, row_frames, tip_body: int, tip, g: float) -> None:
+        self._native = native
+        self._keep = [reactions, aux] + [np.ascontiguousarray(a, dtype=np.intc)
+                                         for a in (actuator_entries, rows, row_frames)]
+        entries, row_arr, frame_arr = self._keep[2:]
+        ob, S, Ai = aux._ptrs
+        self._struct = _BaseLoads(reactions._model_ptr, aux._cut, len(aux._outboard), aux._nj, int(base), len(entries),
+                                  len(row_arr), int(tip_body), ob, entries.ctypes.data, row_arr.ctypes.data,
+                                  frame_arr.ctypes.data, S, Ai, float(g), (ctypes.c_double * 3)(*tip))
+        self._ptr = ctypes.addressof(self._struct)
+        nb, n_items, ncyl = native.nb, reactions._model.n_items, reactions.ncyl
+        self._n_act, self._n_rows = len(entries), len(row_arr)
+        self._work = np.empty(6 * n_items + 18 * nb + 12 * ncyl)
+        self._work_ptr = self._work.ctypes.data
+        self._out_size = 6 * nb + 6 + 6 * len(row_arr) + 3
+        fn = self._fn = library().mbs_base_loads
+        fn.argtypes = [ctypes.c_void_p] * 8
+        fn.restype = ctypes.c_int
+
+    def __call__(self, record: np.ndarray, udot: np.ndarray, actuator_values, extra: np.ndarray | None = None) -> tuple:
+        """``(applied (nb, 6), wrench [f; n] (6), reactions (len(rows), 6), tip (3))`` -- views of one fresh buffer."""
+        n, nb, na = self._native.n, self._native.nb, self._n_act
+        extra_size = 0 if extra is None else 6 * nb
+        buf = np.empty(n + na + extra_size + self._out_size)
+        buf[:n] = udot
+        buf[n:n + na] = actuator_values
+        addr = _address(buf)
+        extra_addr = None
+        if extra is not None:
+            buf[n + na:n + na + extra_size] = extra.reshape(-1)
+            extra_addr = addr + 8 * (n + na)
+        o = n + na + extra_size
+        code = self._fn(self._native._model_ptr, self._ptr, _address(record), addr, addr + 8 * n, extra_addr,
+                        addr + 8 * o, self._work_ptr)
+        if code:
+            raise ValueError(f"mbs_base_loads: at most 6 cut directions, got {self._struct.nj}")
+        w = o + 6 * nb
+        r = w + 6
+        t = r + 6 * self._n_rows
+        return buf[o:w].reshape(nb, 6), buf[w:r], buf[r:t].reshape(self._n_rows, 6), buf[t:]

@@ -38,7 +38,7 @@ import numpy as np
 from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut
 from ...core.effort_laws import CoordinateEffortLaw, prescribed_accelerations, stacked
 from ...core.kane import Kinematics
-from ...core.native.wrenches import NativeInterfaceInertia
+from ...core.native.wrenches import NativeBaseLoads, NativeInterfaceInertia
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
 from ...core.state_derivative import StateDerivative
@@ -116,6 +116,13 @@ class KnuckleBoomOnMovingBaseModel:
         self._actuator_entries = [6 * ix[n] + c for n, c in (("king", 5), ("barrel2", 2), ("barrel3", 2),
                                                               ("piston2", 2), ("piston3", 2))]  # in the (nb, 6) array
         self._tip_body, self._tip_length = ix["boom3"], self.crane.params.l3
+        solver = self.crane.reaction_solver
+        self._native_loads = None  # loads() in one kernel call; loads_reference() is its specification
+        if self.interface.native is not None and solver.native is not None:
+            self._native_loads = NativeBaseLoads(
+                system.native, solver.native, self.interface.native, self._base, self._actuator_entries,
+                self._reactions_at, [self._base] + self._reactions_at[1:], self._tip_body, (0.0, 0.0, self._tip_length),
+                self.crane.params.g)
         self._cylinder_ranges = [self.crane.cylinders[k].extension_range() for k in (2, 3)]
 
     # -- the base motion ------------------------------------------------------------------------------
@@ -219,20 +226,9 @@ class KnuckleBoomOnMovingBaseModel:
         (``[f; n]`` at each COG, body coordinates; a hoisting wire on Body 3), which enter every reaction and
         the interface wrench."""
         effort, stop, active = self.applied_efforts(kin)
-        actuators = effort + stop
-        applied = self.applied_wrenches(kin, actuators)
-        if extra is not None:
-            applied = applied + extra
-        force, moment = self.interface_wrench(kin, udot, actuators, applied)
-        # Joint reactions (69)-(74) as KnuckleBoomCrane.reactions gives them, Joint 1 straight into the base frame.
-        joints = self.crane.reaction_solver.solve(kin, applied, udot)[2][self._reactions_at]
-        rotation = kin.rotation
-        base = rotation[self._base]
-        joint1 = joints[0].reshape(2, 3) @ (rotation[self._king].T @ base)  # king frame -> base frame, row vectors
-        origin, b3 = kin.origin, self._tip_body
-        tip = (origin[b3] + rotation[b3][:, 2] * self._tip_length - origin[self._base]) @ base  # crane.tip_position
-        values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joint1.ravel(),
-                                 joints[1], joints[2], effort, stop[1:])).tolist()
+        _, force, moment, joints, tip = self.loads(kin, udot, effort + stop, extra)
+        values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joints.ravel(),
+                                 effort, stop[1:])).tolist()
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
         out.update(self._fixed_outputs)
@@ -243,6 +239,33 @@ class KnuckleBoomOnMovingBaseModel:
         w0 = np.concatenate((force, moment)) + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a
         out.update(inertia_values(A, w0[:3], w0[3:]))
         return out
+
+    def loads(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray, extra: np.ndarray | None = None) -> tuple:
+        """``(applied, force, moment, joints, tip)`` for the outputs: :meth:`loads_reference` in one kernel call
+        (``mbs_base_loads``) when the kinematics are the kernel's."""
+        if self._native_loads is None or kin.record is None or "P" not in kin._layout:
+            return self.loads_reference(kin, udot, actuators, extra)
+        t1, f2, f3 = actuators.tolist()
+        applied, wrench, joints, tip = self._native_loads(kin.record, udot, (t1, -f2, -f3, f2, f3), extra)
+        return applied, wrench[:3], wrench[3:], joints, tip
+
+    def loads_reference(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
+                        extra: np.ndarray | None = None) -> tuple:
+        """What the outputs need from one evaluation with accelerations ``udot``: the applied wrenches
+        (:meth:`applied_wrenches` plus ``extra``), the load on the base (:meth:`interface_wrench`), the joint
+        reactions (69)-(74) as :meth:`KnuckleBoomCrane.reactions` gives them -- Joint 1 turned into the base frame,
+        Joints 2 and 3 in Frames 2 and 3 -- (3, 6), and the crane tip from the base point, base frame."""
+        applied = self.applied_wrenches(kin, actuators)
+        if extra is not None:
+            applied = applied + extra
+        force, moment = self.interface_wrench(kin, udot, actuators, applied)
+        joints = self.crane.reaction_solver.solve(kin, applied, udot)[2][self._reactions_at]
+        rotation = kin.rotation
+        base = rotation[self._base]
+        joints[0] = (joints[0].reshape(2, 3) @ (rotation[self._king].T @ base)).ravel()  # row vectors: R_b^T R_k v
+        origin, b3 = kin.origin, self._tip_body
+        tip = (origin[b3] + rotation[b3][:, 2] * self._tip_length - origin[self._base]) @ base  # crane.tip_position
+        return applied, force, moment, joints, tip
 
     def interface_inertia(self, kin: Kinematics) -> np.ndarray:
         """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`): in the kernel
