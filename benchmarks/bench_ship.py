@@ -18,8 +18,10 @@ continuous in time (DOP853, rtol 1e-10): largest error of the vessel angles [rad
 coordinates, steps 20 … 1 ms, with RTF at 10 ms. The paper's scaled pair has its own table in
 ``bench_vessel_split.py`` (it includes the "inertia" scheme too).
 
-``--baseline FMU``: a KnuckleBoomCraneOnMovingBase built from another commit (FMUs carry their own renamed copy of
-the package and kernel, so both run in this process) joins every round -- before/after in the same run.
+``--baseline FMU``: a KnuckleBoomCraneOnMovingBase built from another commit joins every round -- before/after in the
+same run. FMUs carry their own copy of the package under a name with the project version: build the baseline with
+another ``crane_models.__version__`` (e.g. ``git archive <commit>``, set the version to ``0.0.0.base``, compile the
+kernel, ``build_fmu``), or Python's module cache hands it this build's code.
 
     python benchmarks/bench_ship.py [--rtf-only] [--signals-in-loop] [--baseline path/to/KnuckleBoomCraneOnMovingBase.fmu]
 """
