@@ -23,7 +23,7 @@ same run. FMUs carry their own copy of the package under a name with the project
 another ``crane_models.__version__`` (e.g. ``git archive <commit>``, set the version to ``0.0.0.base``, compile the
 kernel, ``build_fmu``), or Python's module cache hands it this build's code.
 
-    python benchmarks/bench_ship.py [--rtf-only] [--signals-in-loop] [--baseline path/to/KnuckleBoomCraneOnMovingBase.fmu]
+    python benchmarks/bench_ship.py [--rtf-only] [--signals-in-loop] [--baseline FMU]
 """
 from __future__ import annotations
 

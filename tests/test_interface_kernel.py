@@ -1,8 +1,8 @@
-"""The load of the knuckle boom crane on its moving base and its interface inertia computed in the kernel
-(``mbs_interface_wrench``, ``mbs_interface_inertia`` in core/native/reactions.c) against the numpy forms they
-replace on the output path (``KnuckleBoomOnMovingBaseModel.interface_wrench_reference``,
+"""The output path of the knuckle boom crane on its moving base in the kernel (core/native/reactions.c:
+``mbs_interface_wrench``, ``mbs_interface_inertia``, ``mbs_base_loads``) against the numpy forms they replace
+(``KnuckleBoomOnMovingBaseModel.interface_wrench_reference``, ``.loads_reference``,
 ``vessel_crane.interface_inertia.interface_inertia``), the reference evaluated on kinematics from the numpy core
-(no kernel anywhere on its side).
+(no kernel anywhere on its side); and the fused weights-and-actuators array against the crane's two forms.
 
 Tolerance 1e-12 of the largest entry: both sides evaluate the same closed forms in another order (sums over seven
 bodies of terms up to |m g l| ~ 1e7 N·m for results ~1e5-1e6, mass-matrix entries 1e3-1e7), so they differ by a
