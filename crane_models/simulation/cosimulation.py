@@ -78,7 +78,7 @@ class CoSimulation:
         """Put the input-prescribed part of the state in place (a moving base); a change drops the cache."""
         if self._impose is not None:
             x = self._impose(self.x, self.inputs)
-            if not np.array_equal(x, self.x):
+            if x is not self.x and not np.array_equal(x, self.x):  # a model may return the state itself: nothing to do
                 self.x, self._k, self._aux = x, None, None
 
     def _restart_step_integrals(self) -> None:

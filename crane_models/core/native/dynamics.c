@@ -98,9 +98,11 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     const int n = m->n;
     const double *q = rec, *u = rec + n;
     double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
-    const int code = mbs_evaluate_tree(m, q, u, rec + 4 * n, out, work, EV_INVERSE, -1, -1);
+    /* A moving base solves its own partition of M (solve_prescribed): M^-1 would go unused. */
+    const int code = mbs_evaluate_tree(m, q, u, rec + 4 * n, out, work, law->prescribed ? 0 : EV_INVERSE, -1, -1);
     if (code) return code;
     const mbs_out o = layout_of(m, out);
+    if (law->prescribed && m->invert) o.Minv[0] = NAN; /* not computed: the record says so (Minv reads None) */
     const double *M = o.M, *mgz = o.mgz, *Minv = o.Minv, *Cu = o.Cu;
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
     mbs_law_efforts(law, n, q, u, inputs, mgz, eff);

@@ -1,4 +1,6 @@
-/* Constraint forces by auxiliary generalized speeds and joint reaction wrenches. See multibody.h. */
+/* Constraint forces by auxiliary generalized speeds and joint reaction wrenches; the load of a crane on a moving
+ * base, its interface inertia and its output loads (mbs_interface_wrench, mbs_interface_inertia, mbs_base_loads).
+ * See multibody.h. */
 #include "multibody.h"
 
 /* Constraint-force magnitudes by auxiliary generalized speeds (Cibicik & Egeland, moving base, eqs. (42),
@@ -116,6 +118,134 @@ int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double 
         memset(joints + 6 * r->cyl[2 * c], 0, 6 * sizeof(double));
         memset(joints + 6 * r->cyl[2 * c + 1], 0, 6 * sizeof(double));
     }
+    return 0;
+}
+
+/* The load a crane puts on the body it stands on (models/knuckle_boom/moving_base.py, interface_wrench, is the
+ * specification): the constraint wrench of the cut (rho of mbs_aux_speeds, [n; f] = S rho on the cut body at its
+ * origin, its frame) plus the actuator torque about the cut body's z axis (the slewing torque, which the cut
+ * (67) has no direction for), negated and turned into the frame of body `base`: out = [f; n] (6). All other
+ * arguments as mbs_aux_speeds. */
+int mbs_interface_wrench(const mbs_model *m, const double *rec, const double *udot, const double *external,
+                         int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
+                         int base, double axial_torque, double *out, double *work) {
+    if (nj > 6) return -1;
+    double rho[6], w[6];
+    mbs_aux_speeds(m, rec, udot, external, cut, n_ob, outboard, nj, S, Ainv, rho, work);
+    for (int r = 0; r < 6; r++) {
+        double s = 0.0;
+        for (int c = 0; c < nj; c++) s += S[r * nj + c] * rho[c];
+        w[r] = s;
+    }
+    w[2] += axial_torque;
+    /* R^base_cut = R_base^T R_cut: rows of R_base^T are the columns of R_base */
+    const double *rot = rec + record_head(m), *Rb = rot + 9 * base, *Rc = rot + 9 * cut;
+    double f0[3], n0[3]; /* in Frame 0 first, then into the base frame */
+    matvec3(Rc, w + 3, f0);
+    matvec3(Rc, w, n0);
+    double f[3], n[3];
+    mattvec3(Rb, f0, f);
+    mattvec3(Rb, n0, n);
+    for (int i = 0; i < 3; i++) { out[i] = -f[i]; out[3 + i] = -n[i]; }
+    return 0;
+}
+
+/* The interface inertia A of W = W0 - A a (models/vessel_crane/interface_inertia.py, interface_inertia, is the
+ * specification): A = J^-T (M_pp - M_pf M_ff^-1 M_fp) J^-1, the Schur complement of the free coordinates in M
+ * (n x n, row-major; moving-base paper, eq. (43) partitioned) taken from the prescribed base coordinates
+ * prescribed[0..5] = [roll, pitch, yaw, x0, y0, z0] to a = [a_P; w'] in the base frame by
+ * u'_p = J^-1 a = [E^-1 w'; R a_P] (E of (53), R = R^0_1), symmetrized. A: 36 doubles, rows [f; n].
+ * work: nf * nf + 12 * nf doubles. Returns 0, or -1 when M_ff is not positive definite. */
+int mbs_interface_inertia(int n, const double *M, const int *prescribed, const int *free_, int nf,
+                          const double *euler_inverse, const double *R, double *A, double *work) {
+    double *L = work, *Mfp = L + nf * nf, *X = Mfp + 6 * nf;
+    for (int i = 0; i < nf; i++) {
+        for (int j = 0; j < nf; j++) L[i * nf + j] = M[free_[i] * n + free_[j]];
+        for (int j = 0; j < 6; j++) Mfp[i * 6 + j] = M[free_[i] * n + prescribed[j]];
+    }
+    if (nf && mbs_solve_spd(nf, 6, L, Mfp, X)) return -1;
+    double schur[36], Jinv[36], SJ[36];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double s = M[prescribed[i] * n + prescribed[j]];
+            for (int k = 0; k < nf; k++) s -= Mfp[k * 6 + i] * X[k * 6 + j]; /* M_pf = M_fp^T */
+            schur[6 * i + j] = s;
+        }
+    memset(Jinv, 0, sizeof Jinv); /* rows: Euler rates, then translation rates; columns: a_P, then w' */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            Jinv[6 * i + 3 + j] = euler_inverse[3 * i + j];
+            Jinv[6 * (3 + i) + j] = R[3 * i + j];
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += schur[6 * i + k] * Jinv[6 * k + j];
+            SJ[6 * i + j] = s;
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += Jinv[6 * k + i] * SJ[6 * k + j];
+            A[6 * i + j] = s;
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = i + 1; j < 6; j++) A[6 * i + j] = A[6 * j + i] = 0.5 * (A[6 * i + j] + A[6 * j + i]);
+    return 0;
+}
+
+/* What the outputs of a crane on a moving base need from one evaluation, in one call (models/knuckle_boom/
+ * moving_base.py, KnuckleBoomOnMovingBaseModel.loads_reference, is the specification):
+ * applied wrenches W_e = weights -g z0 (first terms of (67)-(68)) + actuator efforts, each value added at one entry
+ * of the (nb, 6) array, + extra (NULL: none); the interface wrench of mbs_interface_wrench (axial torque: the first
+ * actuator value); the joint reactions (56) of mbs_reactions of bodies rows[i], each turned from its own frame into
+ * that of body row_frame[i]; the point tip (coordinates in body tip_body) from the base origin, base frame.
+ * out: applied (nb * 6) | wrench [f; n] (6) | reactions (n_rows * 6) | tip (3).
+ * work: 6 * n_items + 6 * nb + 12 * nb + 12 * ncyl doubles (reactions' scratch, total and support wrenches, joints). */
+typedef struct {
+    const mbs_reaction_model *reactions;
+    int cut, n_ob, nj, base, n_act, n_rows, tip_body;
+    const int *outboard, *act_entry, *rows, *row_frame;
+    const double *S, *Ainv;
+    double g, tip[3];
+} mbs_base_loads_model;
+
+int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
+                   const double *act_values, const double *extra, double *out, double *work) {
+    const int nb = m->nb;
+    const double *rot = rec + record_head(m), *org = rot + 9 * nb;
+    double *applied = out, *wrench = out + 6 * nb, *rows = wrench + 6, *tip = rows + 6 * L->n_rows;
+    for (int k = 0; k < nb; k++) {
+        const double w = -L->g * m->mass[k]; /* as numpy: (-g m) R^k_0 z0, the third row of R_k */
+        for (int c = 0; c < 3; c++) applied[6 * k + c] = w * rot[9 * k + 6 + c];
+        for (int c = 3; c < 6; c++) applied[6 * k + c] = 0.0;
+    }
+    for (int j = 0; j < L->n_act; j++) applied[L->act_entry[j]] += act_values[j];
+    if (extra)
+        for (int i = 0; i < 6 * nb; i++) applied[i] += extra[i];
+    int code = mbs_interface_wrench(m, rec, udot, applied, L->cut, L->n_ob, L->outboard, L->nj, L->S, L->Ainv,
+                                    L->base, act_values[0], wrench, work);
+    if (code) return code;
+    const int ncyl = L->reactions->ncyl;
+    double *total = work + 6 * L->reactions->n_items + 6 * nb, *supports = total + 6 * nb,
+           *joints = supports + 12 * ncyl;
+    mbs_reactions(m, L->reactions, rec, udot, applied, total, supports, joints, work);
+    for (int i = 0; i < L->n_rows; i++) {
+        const int b = L->rows[i], f = L->row_frame[i];
+        const double *r = joints + 6 * b;
+        double *o = rows + 6 * i;
+        if (f == b) { for (int c = 0; c < 6; c++) o[c] = r[c]; continue; }
+        double v[3]; /* R_f^T R_b r, force then moment */
+        matvec3(rot + 9 * b, r, v);
+        mattvec3(rot + 9 * f, v, o);
+        matvec3(rot + 9 * b, r + 3, v);
+        mattvec3(rot + 9 * f, v, o + 3);
+    }
+    const int t = L->tip_body, b = L->base;
+    double p[3], d[3];
+    matvec3(rot + 9 * t, L->tip, p);
+    for (int c = 0; c < 3; c++) d[c] = org[3 * t + c] + p[c] - org[3 * b + c];
+    mattvec3(rot + 9 * b, d, tip);
     return 0;
 }
 

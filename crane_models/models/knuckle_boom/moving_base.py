@@ -38,6 +38,7 @@ import numpy as np
 from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut
 from ...core.effort_laws import CoordinateEffortLaw, prescribed_accelerations, stacked
 from ...core.kane import Kinematics
+from ...core.native.wrenches import NativeBaseLoads, NativeInterfaceInertia
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
 from ...core.state_derivative import StateDerivative
@@ -101,7 +102,28 @@ class KnuckleBoomOnMovingBaseModel:
         ix = system.index
         self._base, self._king = ix["vessel"], ix["king"]
         self._angle_bodies = [ix[n] for n in ("boom2", "boom3", "barrel2", "barrel3")]  # alpha2, alpha3, beta2, beta3
+        # The kernel's W and A (one call each) when it is loaded; the numpy forms below are their specification.
+        self._native_inertia = (NativeInterfaceInertia(N_COORDINATES, range(3, 9), range(3))
+                                if self.interface.native is not None else None)
         self._cached = (None, None)
+        self._imposed = (None, None)  # (the base angles it was imposed for, the state impose_inputs returned last)
+        # Outputs that do not change: the point of attack is the base point itself; A and W₀ when not computed.
+        self._fixed_outputs = dict.fromkeys(("point_of_attack_x", "point_of_attack_y", "point_of_attack_z"), 0.0)
+        if not self.inertia_outputs:
+            self._fixed_outputs.update(INERTIA_ZEROS)
+        self._reactions_at = [ix["king"], ix["boom2"], ix["boom3"]]
+        self._weights = -self.crane.params.g * system.mass[:, None]  # as MultibodySystem.gravity_wrenches
+        self._actuator_entries = [6 * ix[n] + c for n, c in (("king", 5), ("barrel2", 2), ("barrel3", 2),
+                                                              ("piston2", 2), ("piston3", 2))]  # in the (nb, 6) array
+        self._tip_body, self._tip_length = ix["boom3"], self.crane.params.l3
+        solver = self.crane.reaction_solver
+        self._native_loads = None  # loads() in one kernel call; loads_reference() is its specification
+        if self.interface.native is not None and solver.native is not None:
+            self._native_loads = NativeBaseLoads(
+                system.native, solver.native, self.interface.native, self._base, self._actuator_entries,
+                self._reactions_at, [self._base] + self._reactions_at[1:], self._tip_body, (0.0, 0.0, self._tip_length),
+                self.crane.params.g)
+        self._cylinder_ranges = [self.crane.cylinders[k].extension_range() for k in (2, 3)]
 
     # -- the base motion ------------------------------------------------------------------------------
     def base_motion(self, inputs: np.ndarray) -> tuple:
@@ -120,12 +142,17 @@ class KnuckleBoomOnMovingBaseModel:
 
     def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """``x`` with the base at the inputs' angles and Euler rates ``E⁻¹ ω`` (53), the base point at the
-        origin and at rest (Galilean invariance)."""
+        origin and at rest (Galilean invariance). The simulation imposes at every input change and again at
+        the start of every step: a state this method returned for the same inputs (the same object -- states are
+        never changed in place) comes back as it is."""
         angles, rates, _ = self.base_motion(inputs)
+        if x is self._imposed[1] and self._imposed[0] is angles:  # its own result for these inputs: in place
+            return x
         n = N_COORDINATES
         out = np.array(x, dtype=float)
         out[3:6], out[n + 3:n + 6] = angles, rates
         out[6:9] = out[n + 6:] = 0.0
+        self._imposed = (angles, out)
         return out
 
     def kernel_inputs(self, inputs: np.ndarray) -> np.ndarray:
@@ -147,16 +174,34 @@ class KnuckleBoomOnMovingBaseModel:
         return kin.efforts[:3] - stop, stop, active
 
     def applied_wrenches(self, kin: Kinematics, actuators: np.ndarray) -> np.ndarray:
-        """Weights and actuator wrenches (67)-(68) ``[f; n]`` at each COG; ``actuators = [T1, F2, F3]`` in total."""
-        return self.crane.system.gravity_wrenches(kin, self.crane.params.g) + self.crane.actuator_wrenches(actuators)
+        """Weights and actuator wrenches (67)-(68) ``[f; n]`` at each COG; ``actuators = [T1, F2, F3]`` in total --
+        ``gravity_wrenches + actuator_wrenches`` of the crane in one array (the same sums, bit for bit)."""
+        w = np.zeros((self.system.nb, 6))
+        w[:, :3] = self._weights * kin.rotation[:, 2, :]  # R^k_0 [0, 0, −m g]
+        t1, f2, f3 = actuators.tolist()
+        flat = w.reshape(-1)  # a view: scalar updates cost less than a fancy-indexed one at this size
+        for i, value in zip(self._actuator_entries, (t1, -f2, -f3, f2, f3)):  # king about z; −F barrel, +F piston
+            flat[i] += value
+        return w
 
     def interface_wrench(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
                          applied: np.ndarray | None = None) -> tuple:
         """``(force, moment)`` the crane exerts on the base at the crane base point, base frame: minus the
         constraint wrench ``S ρ`` of the king joint (50), (67) and minus the slewing torque about the slewing
-        axis. ``applied``: :meth:`applied_wrenches`, when the caller has them."""
+        axis -- in one kernel call (``mbs_interface_wrench``) when the kinematics are the kernel's, else
+        :meth:`interface_wrench_reference`. ``applied``: :meth:`applied_wrenches`, when the caller has them."""
         if applied is None:
             applied = self.applied_wrenches(kin, actuators)
+        native = self.interface.native
+        if native is None or kin.record is None or "P" not in kin._layout:  # a record without P: numpy's way
+            return self.interface_wrench_reference(kin, udot, actuators, applied)
+        w = native.interface_wrench(kin.record, udot, applied, self._base, actuators[0])
+        return w[:3], w[3:]
+
+    def interface_wrench_reference(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
+                                   applied: np.ndarray) -> tuple:
+        """:meth:`interface_wrench` in numpy, step by step: ``ρ`` of (50), the wrench ``S ρ`` on the king, the
+        slewing torque, turned into the base frame and negated (the kernel's specification)."""
         rho = self.interface.magnitudes(kin, udot, applied)
         w = self.interface.wrench(rho)  # [n; f] on the king, king frame
         w[2] += actuators[0]
@@ -181,23 +226,13 @@ class KnuckleBoomOnMovingBaseModel:
         (``[f; n]`` at each COG, body coordinates; a hoisting wire on Body 3), which enter every reaction and
         the interface wrench."""
         effort, stop, active = self.applied_efforts(kin)
-        actuators = effort + stop
-        applied = self.applied_wrenches(kin, actuators)
-        if extra is not None:
-            applied = applied + extra
-        force, moment = self.interface_wrench(kin, udot, actuators, applied)
-        r = self.crane.reactions(kin, udot, applied)
-        rotation = kin.rotation
-        joint1 = r["joint1"].reshape(2, 3) @ rotation[self._base]  # Frame 0 -> base frame: (R^T v)^T = v^T R
-        origin = kin.origin[self._base]
-        tip = (self.crane.tip_position(kin) - origin) @ rotation[self._base]
-        values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joint1.ravel(),
-                                 r["joint2"], r["joint3"], effort, stop[1:])).tolist()
+        _, force, moment, joints, tip = self.loads(kin, udot, effort + stop, extra)
+        values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joints.ravel(),
+                                 effort, stop[1:])).tolist()
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
-        out["point_of_attack_x"] = out["point_of_attack_y"] = out["point_of_attack_z"] = 0.0  # the base point itself
+        out.update(self._fixed_outputs)
         if not self.inertia_outputs:
-            out.update(INERTIA_ZEROS)
             return out
         A = self.interface_inertia(kin)
         m = inputs[_MOTION_AT:]
@@ -205,17 +240,55 @@ class KnuckleBoomOnMovingBaseModel:
         out.update(inertia_values(A, w0[:3], w0[3:]))
         return out
 
+    def loads(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray, extra: np.ndarray | None = None) -> tuple:
+        """``(applied, force, moment, joints, tip)`` for the outputs: :meth:`loads_reference` in one kernel call
+        (``mbs_base_loads``) when the kinematics are the kernel's."""
+        if self._native_loads is None or kin.record is None or "P" not in kin._layout:
+            return self.loads_reference(kin, udot, actuators, extra)
+        t1, f2, f3 = actuators.tolist()
+        applied, wrench, joints, tip = self._native_loads(kin.record, udot, (t1, -f2, -f3, f2, f3), extra)
+        return applied, wrench[:3], wrench[3:], joints, tip
+
+    def loads_reference(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray,
+                        extra: np.ndarray | None = None) -> tuple:
+        """What the outputs need from one evaluation with accelerations ``udot``: the applied wrenches
+        (:meth:`applied_wrenches` plus ``extra``), the load on the base (:meth:`interface_wrench`), the joint
+        reactions (69)-(74) as :meth:`KnuckleBoomCrane.reactions` gives them -- Joint 1 turned into the base frame,
+        Joints 2 and 3 in Frames 2 and 3 -- (3, 6), and the crane tip from the base point, base frame."""
+        applied = self.applied_wrenches(kin, actuators)
+        if extra is not None:
+            applied = applied + extra
+        force, moment = self.interface_wrench(kin, udot, actuators, applied)
+        joints = self.crane.reaction_solver.solve(kin, applied, udot)[2][self._reactions_at]
+        rotation = kin.rotation
+        base = rotation[self._base]
+        joints[0] = (joints[0].reshape(2, 3) @ (rotation[self._king].T @ base)).ravel()  # row vectors: R_b^T R_k v
+        origin, b3 = kin.origin, self._tip_body
+        tip = (origin[b3] + rotation[b3][:, 2] * self._tip_length - origin[self._base]) @ base  # crane.tip_position
+        return applied, force, moment, joints, tip
+
     def interface_inertia(self, kin: Kinematics) -> np.ndarray:
-        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`)."""
-        return interface_inertia(kin.M, _PRESCRIBED, _FREE, euler_rate_matrix_inverse(kin.q[3], kin.q[4]),
+        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`): in the kernel
+        (``mbs_interface_inertia``) when it is loaded, else :meth:`interface_inertia_reference`."""
+        if self._native_inertia is None or kin.record is None:
+            return self.interface_inertia_reference(kin)
+        return self._native_inertia(kin.M, euler_rate_matrix_inverse(kin.q[3], kin.q[4]), kin.rotation[self._base])
+
+    def interface_inertia_reference(self, kin: Kinematics) -> np.ndarray:
+        """:meth:`interface_inertia` in numpy (:func:`vessel_crane.interface_inertia.interface_inertia`); ``M`` formed
+        by (44) when the kinematics are numpy's (they carry none)."""
+        M = kin.M if kin.M is not None else self.system.mass_matrix(kin)
+        return interface_inertia(M, _PRESCRIBED, _FREE, euler_rate_matrix_inverse(kin.q[3], kin.q[4]),
                                  kin.rotation[self._base])
 
     def check_state(self, x: np.ndarray) -> None:
-        if not np.all(np.isfinite(x)):
+        v = x.tolist()
+        if not math.isfinite(math.fsum(v)) and not all(map(math.isfinite, v)):  # fsum may overflow: then one by one
             raise ValueError(f"state became non-finite: {x}")
-        for k in (2, 3):
-            self.crane.cylinders[k].check(float(x[k - 1]))
-        if abs(x[4]) > 1.4:  # E of (53) is singular at pitch ±π/2
+        for k, (lo, hi) in zip((2, 3), self._cylinder_ranges):
+            if not lo < v[k - 1] < hi:
+                self.crane.cylinders[k].check(v[k - 1])  # raises with the message
+        if abs(v[4]) > 1.4:  # E of (53) is singular at pitch ±π/2
             raise ValueError(f"base pitch = {x[4]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")
 
 
