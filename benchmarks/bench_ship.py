@@ -152,10 +152,20 @@ def convergence() -> None:
     x0[1:3] = 0.6
     sol = solve_ivp(lambda t, x: model.derivative(t, x, sc.inputs_at(t))[0], (0.0, PAIR_STOP), x0, method="DOP853",
                     rtol=1e-10, atol=1e-10, dense_output=True)
+    own = {}  # the monolithic model's own vessel-angle error: set-points held over each step, solved tightly
+    for h in STEPS:
+        x, own[h] = x0, 0.0
+        for k in range(int(round(PAIR_STOP / h))):
+            held = sc.inputs_at(k * h)
+            x = solve_ivp(lambda t, y: model.derivative(t, y, held)[0], (k * h, (k + 1) * h), x, method="DOP853",
+                          rtol=1e-10, atol=1e-10).y[:, -1]
+            own[h] = max(own[h], float(np.abs(x[3:6] - sol.sol((k + 1) * h)[3:6]).max()))
+    print("monolithic model's own vessel-angle error (set-points held over the step) [rad]: "
+          + ", ".join(f"{h * 1e3:g} ms {e:.3g}" for h, e in own.items()), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         vessel, crane = build_fmu("Vessel", tmp), build_fmu("KnuckleBoomCraneOnMovingBase", tmp)
-        for scheme in SCHEMES:
+        for scheme in (s for s in SCHEMES if s != "averaged"):  # "averaged" needs CraneOnMovingBase's step means
             errors = {}
             for h in STEPS:
                 r = run_split(vessel, crane, PAIR_STOP, h, lambda t: dict(zip(sc.input_names, sc.inputs_at(t))),
@@ -168,7 +178,9 @@ def convergence() -> None:
                 if h == 0.01:
                     print(f"RTF at 10 ms, knuckle boom pair, {scheme}: {PAIR_STOP / r['wall']:.2f} "
                           f"(mean loop iterations per point {np.mean(r['iterations']):.1f})", flush=True)
-            print(f"\nscheme {scheme}\n" + convergence_table(errors) + "\n", flush=True)
+            print(f"\nscheme {scheme}\n" + convergence_table(errors))
+            print(f"vessel-angle error at 10 ms / the monolithic model's own: "
+                  f"{errors[0.01]['q vessel [rad]'] / own[0.01]:.2f} (issue 12 target: <= 2)\n", flush=True)
 
 
 if __name__ == "__main__":
