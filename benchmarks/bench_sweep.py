@@ -1,13 +1,19 @@
 """Sweep throughput on Dask (issue 15): N knuckle boom cases of a 20 s run (the hoisting scenario, slew gain
 varied so that every case is distinct), on a LocalCluster of 1 and of 2 worker processes in one run.
 
-Prints cases per minute for each cluster, the speed-up 2 vs 1 (target >= 1.8 on 2 free cores), and the
-overhead per case -- the cluster's wall time per case and worker less the run itself as the worker timed it
-(scheduling, transfer of the series to the client, Parquet writing) -- as a fraction of the run (target
-< 5 %). Cluster start-up is not counted (it is paid once per sweep). Figures are wall-clock on a shared
-machine: compare ratios from one run.
+Prints, for each cluster, cases per minute, the run as the worker timed it, and the overhead per case: the
+cluster's wall time per case and worker less the run itself, split into the rest of the task on the worker
+(fatigue summary of every force output, writing the series) and what lies outside the task (scheduling,
+sending the row back, the client's writing, a worker idle at the end); then the speed-up 2 vs 1 worker
+(target >= 1.8 on 2 free cores) and the overhead against the run (target < 5 %).
 
-    python benchmarks/bench_sweep.py --cases 200      # the issue's figure; --cases 12 on a busy machine
+Honest by construction: both clusters run the same cases (each into its own folder); each cluster is
+started and then warmed up -- every worker runs a short case first (imports, FMU unpacking, first
+instantiation) -- before the timed sweep starts, so neither figure carries start-up. ``--compare`` also
+runs the 2-worker sweep with every series sent back to the client (as before the workers wrote them).
+The machine's load average is printed before and after: on a shared machine compare ratios from one run.
+
+    python benchmarks/bench_sweep.py --cases 200      # the issue's figure; --cases 24 on a busy machine
 """
 from __future__ import annotations
 
@@ -15,8 +21,9 @@ import argparse
 import os
 
 # One BLAS thread in this (client) process: after its in-process reference run, OpenBLAS's idle threads
-# spin on the cores the workers need (measured: 2 workers 1.00x of 1 worker with them, 1.69x without; the
-# worker processes get the same setting from dask's nanny). Set before numpy is imported.
+# spin on the cores the workers need (measured: 2 workers 1.00x of 1 worker with them, 1.69x without). The
+# worker processes get the same setting from dask's nanny (distributed.nanny.pre-spawn-environ; checked
+# below). Set before numpy is imported.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 import tempfile
@@ -34,38 +41,90 @@ def case_set(fmu_file: Path, cases: int, duration: float):
                         "parameters": {"kp1": {"range": [3.0e6, 5.0e6], "num": cases}}})
 
 
-def measure(cases, workers: int, out: Path) -> dict:
-    from crane_models.analysis.results import load_summary
-    from crane_models.analysis.sweep import run_sweep
+def _warm_up(fmu_file: Path, dask_worker=None) -> str:
+    """Run a short case on this worker (imports, unpacking, first instantiation); return the worker's BLAS
+    thread setting and its thread count."""
+    from crane_models.analysis.sweep import FmuOnWorkers, Settings, run_case
 
-    outcome = run_sweep(cases, out, workers=workers, progress=False)
-    runs = np.array(load_summary(out, columns=["wall_s"])["wall_s"].to_pylist(), float)
+    plugin = next(p for p in dask_worker.plugins.values() if isinstance(p, FmuOnWorkers))
+    warm = case_set(fmu_file, 1, 1.0)
+    assert run_case(warm.cases[0], plugin.path, Settings.of(warm), plugin.model_description)["status"] == "ok"
+    threads = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("Threads:"))
+    return f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')} threads={threads}"
+
+
+def _noop(i: int) -> dict:
+    return {"i": i}
+
+
+def scheduling_per_task(client, n: int = 200) -> float:
+    """Seconds per task of ``n`` tasks that do nothing, submitted and gathered as the sweep does."""
+    from distributed import as_completed
+
+    t0 = time.perf_counter()
+    futures = client.map(_noop, range(n), pure=False)
+    for _ in as_completed(futures, with_results=True):
+        pass
+    return (time.perf_counter() - t0) / n
+
+
+def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: bool = True) -> dict:
+    from distributed import Client, LocalCluster
+
+    from crane_models.analysis.results import load_summary
+    from crane_models.analysis.sweep import FmuOnWorkers, run_sweep
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        plugin = FmuOnWorkers(Path(fmu_file).read_bytes())
+        client.register_plugin(plugin, name=plugin.name)
+        blas = sorted(set(client.run(_warm_up, fmu_file).values()))
+        noop = scheduling_per_task(client)
+        load = open("/proc/loadavg").read().split()[0]
+        outcome = run_sweep(cases, out, progress=False, client=client, series_on_workers=series_on_workers)
+    rows = load_summary(out, columns=["wall_s", "task_s", "series_by"])
+    run, task = (float(np.mean(rows[c].to_numpy())) for c in ("wall_s", "task_s"))
     per_case = outcome.wall_s * workers / len(outcome.ran)  # worker-seconds per case
     return {"workers": workers, "cases": len(outcome.ran), "failed": outcome.failed, "wall": outcome.wall_s,
-            "per_minute": 60.0 * len(outcome.ran) / outcome.wall_s, "run": float(runs.mean()),
-            "overhead": per_case - float(runs.mean())}
+            "per_minute": 60.0 * len(outcome.ran) / outcome.wall_s, "run": run, "in_task": task - run,
+            "outside": per_case - task, "overhead": per_case - run, "blas": blas, "noop": noop, "load": load,
+            "series_by": sorted(set(rows["series_by"].to_pylist()))}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=200, help="number of cases (default: %(default)s)")
     parser.add_argument("--duration", type=float, default=20.0, help="simulated time per case [s]")
+    parser.add_argument("--compare", action="store_true",
+                        help="also run 2 workers with every series written by the client")
     args = parser.parse_args()
     from crane_models.fmi.build import build_fmu
     from crane_models.simulation.runs import run_fmu
 
+    print("load average before:", open("/proc/loadavg").read().strip())
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
         tmp = Path(tmp)
         fmu = build_fmu("KnuckleBoomCrane", tmp / "fmu")
         cases = case_set(fmu, args.cases, args.duration)
         _, alone = run_fmu(fmu, cases.cases[0].to_scenario(), 0.01, warm_up=True)
-        rows = [measure(cases, n, tmp / f"w{n}") for n in (1, 2)]
+        rows = [measure(cases, fmu, n, tmp / f"w{n}") for n in (1, 2)]
+        if args.compare:
+            rows.append(measure(cases, fmu, 2, tmp / "w2-client", series_on_workers=False))
     print(f"{args.cases} cases of a {args.duration:g} s knuckle boom run; one run in-process: {alone:.3f} s")
-    print(f"{'workers':>7} {'cases/min':>10} {'wall [s]':>9} {'run [s]':>8} {'overhead/case [s]':>18} {'overhead':>9}")
+    print(f"{'workers':>7} {'series by':>9} {'load':>5} {'cases/min':>10} {'wall [s]':>9} {'run [s]':>8} "
+          f"{'in task [s]':>11} {'outside [s]':>11} {'overhead':>9} {'no-op task [ms]':>15}")
     for r in rows:
-        print(f"{r['workers']:>7} {r['per_minute']:>10.1f} {r['wall']:>9.2f} {r['run']:>8.3f} "
-              f"{r['overhead']:>18.4f} {100 * r['overhead'] / r['run']:>8.1f}%")
+        print(f"{r['workers']:>7} {','.join(r['series_by']):>9} {r['load']:>5} {r['per_minute']:>10.1f} "
+              f"{r['wall']:>9.2f} {r['run']:>8.3f} {r['in_task']:>11.4f} {r['outside']:>11.4f} "
+              f"{100 * r['overhead'] / r['run']:>8.1f}% {1e3 * r['noop']:>15.2f}")
+        if r["failed"]:
+            print(f"        {r['failed']} cases failed: the figures are not comparable")
     print(f"speed-up 2 vs 1 worker: {rows[1]['per_minute'] / rows[0]['per_minute']:.2f}")
+    if args.compare:
+        print(f"2 workers writing their series vs the client writing them: "
+              f"{rows[1]['per_minute'] / rows[2]['per_minute']:.2f}x the cases per minute")
+    print("workers:", "; ".join(sorted({b for r in rows for b in r["blas"]})))
+    print("load average after:", open("/proc/loadavg").read().strip())
 
 
 if __name__ == "__main__":

@@ -265,10 +265,12 @@ class _Rows:
 
 
 def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, scheduler: str | None = None,
-              retry_failed: bool = False, progress: bool = True, client=None) -> SweepOutcome:
+              retry_failed: bool = False, progress: bool = True, client=None,
+              series_on_workers: bool = True) -> SweepOutcome:
     """Run the unfinished cases of ``case_set`` on Dask and write them to ``out_dir`` as they finish: on a
     new ``LocalCluster`` of ``workers`` processes, on the cluster at ``scheduler``, or with a connected
-    ``client`` (left open)."""
+    ``client`` (left open). ``series_on_workers=False`` has every series sent back and written by the
+    client, as when no worker sees the folder (for comparison in ``benchmarks/bench_sweep.py``)."""
     from distributed import Client, LocalCluster
 
     if workers is not None and (not isinstance(workers, int) or workers < 1):
@@ -293,7 +295,8 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
     client = client or Client(scheduler or cluster)
     token = secrets.token_hex(8)
     probe = out_dir / f".reach-{token}"
-    probe.write_text(token)
+    if series_on_workers:
+        probe.write_text(token)
     results = ResultsOnWorkers(str(out_dir), token, settings)
     try:
         fmu = FmuOnWorkers(fmu_bytes)
