@@ -12,6 +12,8 @@ started and then warmed up -- every worker runs a short case first (imports, FMU
 instantiation) -- before the timed sweep starts, so neither figure carries start-up. ``--compare`` also
 runs the 2-worker sweep with every series sent back to the client (as before the workers wrote them).
 The machine's load average is printed before and after: on a shared machine compare ratios from one run.
+CPU seconds per case -- of this process (client, scheduler, nannies) and of the workers -- depend far
+less on the other load than wall times do: they show what the client costs the cores the workers need.
 
     python benchmarks/bench_sweep.py --cases 200      # the issue's figure; --cases 24 on a busy machine
 """
@@ -68,6 +70,12 @@ def scheduling_per_task(client, n: int = 200) -> float:
     return (time.perf_counter() - t0) / n
 
 
+def _cpu_s() -> float:
+    """CPU seconds (user + system) this process has used."""
+    t = os.times()
+    return t.user + t.system
+
+
 def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: bool = True) -> dict:
     from distributed import Client, LocalCluster
 
@@ -81,7 +89,11 @@ def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: b
         blas = sorted(set(client.run(_warm_up, fmu_file).values()))
         noop = scheduling_per_task(client)
         load = open("/proc/loadavg").read().split()[0]
+        workers_cpu = sum(client.run(_cpu_s).values())
+        client_cpu = _cpu_s()  # this process: client, scheduler and nannies of the LocalCluster
         outcome = run_sweep(cases, out, progress=False, client=client, series_on_workers=series_on_workers)
+        client_cpu = _cpu_s() - client_cpu
+        workers_cpu = sum(client.run(_cpu_s).values()) - workers_cpu
     rows = load_summary(out, columns=["wall_s", "task_s", "series_by", "worker"])
     run, task = (float(np.mean(rows[c].to_numpy())) for c in ("wall_s", "task_s"))
     n = len(outcome.ran)
@@ -94,7 +106,8 @@ def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: b
     return {"workers": workers, "cases": n, "failed": outcome.failed, "wall": outcome.wall_s,
             "per_minute": 60.0 * n / outcome.wall_s, "run": run, "in_task": task - run, "end": end,
             "outside": per_case - task - end, "overhead": per_case - run, "blas": blas, "noop": noop,
-            "load": load, "series_by": sorted(set(rows["series_by"].to_pylist()))}
+            "load": load, "series_by": sorted(set(rows["series_by"].to_pylist())),
+            "client_cpu": client_cpu / n, "workers_cpu": workers_cpu / n}
 
 
 def main() -> None:
@@ -120,11 +133,13 @@ def main() -> None:
     print("overhead per case = wall x workers / cases - run = in task (fatigue summary, series writing) + "
           "outside (scheduling, row transfer, client) + end (idle workers at the end)")
     print(f"{'workers':>7} {'series by':>9} {'load':>5} {'cases/min':>10} {'wall [s]':>9} {'run [s]':>8} "
-          f"{'in task [s]':>11} {'outside [s]':>11} {'end [s]':>8} {'overhead':>9} {'no-op task [ms]':>15}")
+          f"{'in task [s]':>11} {'outside [s]':>11} {'end [s]':>8} {'overhead':>9} {'no-op task [ms]':>15} "
+          f"{'CPU/case: client [ms]':>21} {'workers [s]':>11}")
     for r in rows:
         print(f"{r['workers']:>7} {','.join(r['series_by']):>9} {r['load']:>5} {r['per_minute']:>10.1f} "
               f"{r['wall']:>9.2f} {r['run']:>8.3f} {r['in_task']:>11.4f} {r['outside']:>11.4f} {r['end']:>8.4f} "
-              f"{100 * r['overhead'] / r['run']:>8.1f}% {1e3 * r['noop']:>15.2f}")
+              f"{100 * r['overhead'] / r['run']:>8.1f}% {1e3 * r['noop']:>15.2f} {1e3 * r['client_cpu']:>21.1f} "
+              f"{r['workers_cpu']:>11.3f}")
         if r["failed"]:
             print(f"        {r['failed']} cases failed: the figures are not comparable")
     print(f"speed-up 2 vs 1 worker: {rows[1]['per_minute'] / rows[0]['per_minute']:.2f} "
