@@ -10,7 +10,8 @@ sending the row back, the client's writing, a worker idle at the end); then the 
 Honest by construction: both clusters run the same cases (each into its own folder); each cluster is
 started and then warmed up -- every worker runs a short case first (imports, FMU unpacking, first
 instantiation) -- before the timed sweep starts, so neither figure carries start-up. ``--compare`` also
-runs the 2-worker sweep with every series sent back to the client (as before the workers wrote them).
+runs the 2-worker sweep with every series sent back to the client (as before the workers wrote them) and
+on a cluster with dask's default configuration (``crane_models.analysis.cluster``).
 The machine's load average is printed before and after: on a shared machine compare ratios from one run.
 CPU seconds per case -- of this process (client, scheduler, nannies) and of the workers -- depend far
 less on the other load than wall times do: they show what the client costs the cores the workers need.
@@ -76,18 +77,29 @@ def _cpu_s() -> float:
     return t.user + t.system
 
 
-def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: bool = True) -> dict:
-    from distributed import Client, LocalCluster
+def idle_cpu(client, seconds: float = 3.0) -> tuple:
+    """CPU milliseconds per second of this process and of all workers while the cluster has no task."""
+    workers, here, t0 = sum(client.run(_cpu_s).values()), _cpu_s(), time.perf_counter()
+    time.sleep(seconds)
+    here, workers = _cpu_s() - here, sum(client.run(_cpu_s).values()) - workers
+    elapsed = time.perf_counter() - t0
+    return 1e3 * here / elapsed, 1e3 * workers / elapsed
 
+
+def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: bool = True,
+            dask_defaults: bool = False) -> dict:
+    from distributed import Client
+
+    from crane_models.analysis.cluster import local_cluster
     from crane_models.analysis.results import load_summary
     from crane_models.analysis.sweep import FmuOnWorkers, run_sweep
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with local_cluster(workers, {} if dask_defaults else None) as cluster, Client(cluster) as client:
         plugin = FmuOnWorkers(Path(fmu_file).read_bytes())
         client.register_plugin(plugin, name=plugin.name)
         blas = sorted(set(client.run(_warm_up, fmu_file).values()))
         noop = scheduling_per_task(client)
+        idle = idle_cpu(client)
         load = open("/proc/loadavg").read().split()[0]
         workers_cpu = sum(client.run(_cpu_s).values())
         client_cpu = _cpu_s()  # this process: client, scheduler and nannies of the LocalCluster
@@ -107,7 +119,8 @@ def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: b
             "per_minute": 60.0 * n / outcome.wall_s, "run": run, "in_task": task - run, "end": end,
             "outside": per_case - task - end, "overhead": per_case - run, "blas": blas, "noop": noop,
             "load": load, "series_by": sorted(set(rows["series_by"].to_pylist())),
-            "client_cpu": client_cpu / n, "workers_cpu": workers_cpu / n}
+            "client_cpu": client_cpu / n, "idle": idle, "workers_cpu": workers_cpu / n,
+            "label": "dask defaults" if dask_defaults else "client writes" if not series_on_workers else ""}
 
 
 def main() -> None:
@@ -115,7 +128,8 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200, help="number of cases (default: %(default)s)")
     parser.add_argument("--duration", type=float, default=20.0, help="simulated time per case [s]")
     parser.add_argument("--compare", action="store_true",
-                        help="also run 2 workers with every series written by the client")
+                        help="also run 2 workers with every series written by the client, and 2 workers on a "
+                        "cluster with dask's default configuration")
     args = parser.parse_args()
     from crane_models.fmi.build import build_fmu
     from crane_models.simulation.runs import run_fmu
@@ -129,25 +143,27 @@ def main() -> None:
         rows = [measure(cases, fmu, n, tmp / f"w{n}") for n in (1, 2)]
         if args.compare:
             rows.append(measure(cases, fmu, 2, tmp / "w2-client", series_on_workers=False))
+            rows.append(measure(cases, fmu, 2, tmp / "w2-defaults", dask_defaults=True))
     print(f"{args.cases} cases of a {args.duration:g} s knuckle boom run; one run in-process: {alone:.3f} s")
     print("overhead per case = wall x workers / cases - run = in task (fatigue summary, series writing) + "
           "outside (scheduling, row transfer, client) + end (idle workers at the end)")
-    print(f"{'workers':>7} {'series by':>9} {'load':>5} {'cases/min':>10} {'wall [s]':>9} {'run [s]':>8} "
+    print(f"{'workers':>7} {'variant':>13} {'load':>5} {'cases/min':>10} {'wall [s]':>9} {'run [s]':>8} "
           f"{'in task [s]':>11} {'outside [s]':>11} {'end [s]':>8} {'overhead':>9} {'no-op task [ms]':>15} "
-          f"{'CPU/case: client [ms]':>21} {'workers [s]':>11}")
+          f"{'CPU/case: client [ms]':>21} {'workers [s]':>11} {'idle CPU [ms/s]: client, workers':>32}")
     for r in rows:
-        print(f"{r['workers']:>7} {','.join(r['series_by']):>9} {r['load']:>5} {r['per_minute']:>10.1f} "
+        print(f"{r['workers']:>7} {r['label']:>13} {r['load']:>5} {r['per_minute']:>10.1f} "
               f"{r['wall']:>9.2f} {r['run']:>8.3f} {r['in_task']:>11.4f} {r['outside']:>11.4f} {r['end']:>8.4f} "
               f"{100 * r['overhead'] / r['run']:>8.1f}% {1e3 * r['noop']:>15.2f} {1e3 * r['client_cpu']:>21.1f} "
-              f"{r['workers_cpu']:>11.3f}")
+              f"{r['workers_cpu']:>11.3f} {r['idle'][0]:>23.1f}, {r['idle'][1]:>7.1f}")
         if r["failed"]:
             print(f"        {r['failed']} cases failed: the figures are not comparable")
     print(f"speed-up 2 vs 1 worker: {rows[1]['per_minute'] / rows[0]['per_minute']:.2f} "
           f"(2 x run(1) / run(2) = {2 * rows[0]['run'] / rows[1]['run']:.2f}: the bound the run times alone set, "
           f"below 2 when the 2 workers do not each find a free core)")
     if args.compare:
-        print(f"2 workers writing their series vs the client writing them: "
-              f"{rows[1]['per_minute'] / rows[2]['per_minute']:.2f}x the cases per minute")
+        print(f"2 workers: cases per minute of this sweep vs the client writing every series "
+              f"{rows[1]['per_minute'] / rows[2]['per_minute']:.2f}x, vs dask's default configuration "
+              f"{rows[1]['per_minute'] / rows[3]['per_minute']:.2f}x")
     print("workers:", "; ".join(sorted({b for r in rows for b in r["blas"]})))
     print("load average after:", open("/proc/loadavg").read().strip())
 

@@ -1,6 +1,7 @@
 """Parameter sweeps on Dask: every case of a case file is one FMU run (fmpy) as a task on ``dask.distributed``.
 
-* The cluster: a ``LocalCluster`` with one single-threaded worker process per core (a pythonfmu FMU runs
+* The cluster: a ``LocalCluster`` with one single-threaded worker process per core (:mod:`.cluster`: with
+  less background work than dask's defaults; a pythonfmu FMU runs
   Python inside the worker, so threads would only share one interpreter lock), or an existing cluster by
   its scheduler address -- the same code either way.
 * The FMU is shipped once per worker: a worker plugin carries the file's bytes and unpacks them into the
@@ -32,6 +33,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from ..simulation.runs import communication_grid
 from .cases import Case, CaseSet
+from .cluster import local_cluster
 from .fatigue import fatigue_summary
 from .results import ResultStore, write_series
 
@@ -287,7 +289,7 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
     new ``LocalCluster`` of ``workers`` processes, on the cluster at ``scheduler``, or with a connected
     ``client`` (left open). ``series_on_workers=False`` has every series sent back and written by the
     client, as when no worker sees the folder (for comparison in ``benchmarks/bench_sweep.py``)."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers = {workers!r} is not allowed; it must be an integer >= 1")
@@ -305,8 +307,7 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
     store.clear_temporaries(c.case_id for c in pending)
     cluster = None
     if client is None and scheduler is None:
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = local_cluster(workers)
     own_client = client is None
     client = client or Client(scheduler or cluster)
     token = secrets.token_hex(8)
