@@ -1,9 +1,8 @@
 """Parameter sweeps on Dask: every case of a case file is one FMU run (fmpy) as a task on ``dask.distributed``.
 
-* The cluster: a ``LocalCluster`` with one single-threaded worker process per core (:mod:`.cluster`: with
-  less background work than dask's defaults; a pythonfmu FMU runs
-  Python inside the worker, so threads would only share one interpreter lock), or an existing cluster by
-  its scheduler address -- the same code either way.
+* The cluster: a ``LocalCluster`` with one single-threaded worker process per core (a pythonfmu FMU runs
+  Python inside the worker, so threads would only share one interpreter lock) and less background work
+  than dask's defaults (:mod:`.cluster`), or an existing cluster by its scheduler address.
 * The FMU is shipped once per worker: a worker plugin carries the file's bytes and unpacks them into the
   worker's local directory when the worker starts (also on workers that join later); a task receives only
   its case (plain data, a few hundred bytes) and builds its input signals where it runs.
