@@ -13,8 +13,9 @@ instantiation) -- before the timed sweep starts, so neither figure carries start
 runs the 2-worker sweep with every series sent back to the client (as before the workers wrote them) and
 on a cluster with dask's default configuration (``crane_models.analysis.cluster``).
 The machine's load average is printed before and after: on a shared machine compare ratios from one run.
-CPU seconds per case -- of this process (client, scheduler, nannies) and of the workers -- depend far
-less on the other load than wall times do: they show what the client costs the cores the workers need.
+CPU seconds per case -- of this process (client, scheduler, nannies), of the workers, and of the run
+itself (``run_cpu_s``) -- depend far less on the other load than wall times do: the CPU overhead (all CPU
+per case less the run's) is the figure to trust on a busy machine.
 
     python benchmarks/bench_sweep.py --cases 200      # the issue's figure; --cases 24 on a busy machine
 """
@@ -106,7 +107,8 @@ def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: b
         outcome = run_sweep(cases, out, progress=False, client=client, series_on_workers=series_on_workers)
         client_cpu = _cpu_s() - client_cpu
         workers_cpu = sum(client.run(_cpu_s).values()) - workers_cpu
-    rows = load_summary(out, columns=["wall_s", "task_s", "series_by", "worker"])
+    rows = load_summary(out, columns=["wall_s", "run_cpu_s", "task_s", "series_by", "worker"])
+    run_cpu = float(np.mean(rows["run_cpu_s"].to_numpy()))
     run, task = (float(np.mean(rows[c].to_numpy())) for c in ("wall_s", "task_s"))
     n = len(outcome.ran)
     per_case = outcome.wall_s * workers / n  # worker-seconds per case
@@ -119,7 +121,8 @@ def measure(cases, fmu_file: Path, workers: int, out: Path, series_on_workers: b
             "per_minute": 60.0 * n / outcome.wall_s, "run": run, "in_task": task - run, "end": end,
             "outside": per_case - task - end, "overhead": per_case - run, "blas": blas, "noop": noop,
             "load": load, "series_by": sorted(set(rows["series_by"].to_pylist())),
-            "client_cpu": client_cpu / n, "idle": idle, "workers_cpu": workers_cpu / n,
+            "client_cpu": client_cpu / n, "idle": idle, "run_cpu": run_cpu,
+            "cpu_overhead": (client_cpu + workers_cpu) / n - run_cpu, "workers_cpu": workers_cpu / n,
             "label": "dask defaults" if dask_defaults else "client writes" if not series_on_workers else ""}
 
 
@@ -146,15 +149,18 @@ def main() -> None:
             rows.append(measure(cases, fmu, 2, tmp / "w2-defaults", dask_defaults=True))
     print(f"{args.cases} cases of a {args.duration:g} s knuckle boom run; one run in-process: {alone:.3f} s")
     print("overhead per case = wall x workers / cases - run = in task (fatigue summary, series writing) + "
-          "outside (scheduling, row transfer, client) + end (idle workers at the end)")
+          "outside (scheduling, row transfer, client) + end (idle workers at the end); CPU overhead = CPU "
+          "seconds of client process and workers per case - the run's CPU seconds")
     print(f"{'workers':>7} {'variant':>13} {'load':>5} {'cases/min':>10} {'wall [s]':>9} {'run [s]':>8} "
           f"{'in task [s]':>11} {'outside [s]':>11} {'end [s]':>8} {'overhead':>9} {'no-op task [ms]':>15} "
-          f"{'CPU/case: client [ms]':>21} {'workers [s]':>11} {'idle CPU [ms/s]: client, workers':>32}")
+          f"{'CPU/case: client [ms]':>21} {'workers [s]':>11} {'run [s]':>8} {'overhead':>9} "
+          f"{'idle CPU [ms/s]: client, workers':>32}")
     for r in rows:
         print(f"{r['workers']:>7} {r['label']:>13} {r['load']:>5} {r['per_minute']:>10.1f} "
               f"{r['wall']:>9.2f} {r['run']:>8.3f} {r['in_task']:>11.4f} {r['outside']:>11.4f} {r['end']:>8.4f} "
               f"{100 * r['overhead'] / r['run']:>8.1f}% {1e3 * r['noop']:>15.2f} {1e3 * r['client_cpu']:>21.1f} "
-              f"{r['workers_cpu']:>11.3f} {r['idle'][0]:>23.1f}, {r['idle'][1]:>7.1f}")
+              f"{r['workers_cpu']:>11.3f} {r['run_cpu']:>8.3f} {100 * r['cpu_overhead'] / r['run_cpu']:>8.1f}% "
+              f"{r['idle'][0]:>23.1f}, {r['idle'][1]:>7.1f}")
         if r["failed"]:
             print(f"        {r['failed']} cases failed: the figures are not comparable")
     print(f"speed-up 2 vs 1 worker: {rows[1]['per_minute'] / rows[0]['per_minute']:.2f} "

@@ -18,7 +18,8 @@ again after a lost row, or ``retry_failed``); the latest file's row counts. Colu
 fields' metadata (``unit``); a series file names the process that wrote it in its metadata (``writer``).
 
 Summary columns: ``case_id``, ``index``, ``status`` (``ok`` | ``failed``), ``message``, ``log`` (the FMU's
-log), ``wall_s`` (the run), ``task_s`` (run, summary and series writing on the worker), ``worker``,
+log), ``wall_s`` (the run), ``run_cpu_s`` (its CPU time in the worker process), ``task_s`` (run, summary
+and series writing on the worker), ``worker``,
 ``series_by`` (``worker`` or ``client``); ``param.<name>`` for each varied value; ``max.<output>``,
 ``min.<output>`` for every real output; ``del_m<m>.<output>``, ``kp.<output>``, ``kp_class.<output>``,
 ``cycles.<output>`` for the fatigue outputs.

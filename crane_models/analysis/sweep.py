@@ -108,9 +108,9 @@ def run_case(case: Case, fmu_path: str, settings: Settings, model_description=No
         log.append(f"[{category.decode(errors='replace')}] {message.decode(errors='replace')}")
 
     out = {"case_id": case.case_id, "index": case.index, "status": "failed", "message": "", "log": "",
-           "wall_s": float("nan"), "task_s": float("nan"), "worker": _process_name(), "series_by": "",
-           "series": None, "stats": {}}
-    t0 = time.perf_counter()
+           "wall_s": float("nan"), "run_cpu_s": float("nan"), "task_s": float("nan"), "worker": _process_name(),
+           "series_by": "", "series": None, "stats": {}}
+    t0, cpu0 = time.perf_counter(), time.process_time()
     try:
         scenario = case.to_scenario()
         times = communication_grid(case.duration, case.step)
@@ -118,7 +118,7 @@ def run_case(case: Case, fmu_path: str, settings: Settings, model_description=No
                                    start_values=dict(scenario.start_values), input=scenario.input_table(times),
                                    validate=False, debug_logging=True, logger=logger,
                                    model_description=model_description)
-        out["wall_s"] = time.perf_counter() - t0
+        out["wall_s"], out["run_cpu_s"] = time.perf_counter() - t0, time.process_time() - cpu0
         if len(result) != len(times):  # fmpy ends a run early, without raising, when doStep fails
             errors = [m for m in log if "Error" in m or "Fatal" in m]
             out["message"] = (errors[-1] if errors else "the run stopped") + \
@@ -245,8 +245,8 @@ def fmu_for(case_set: CaseSet, out_dir: Path) -> Path:
 
 def _failed_row(case: Case, message: str) -> dict:
     return {"case_id": case.case_id, "index": case.index, "status": "failed", "message": message, "log": "",
-            "wall_s": float("nan"), "task_s": float("nan"), "worker": "", "series_by": "", "series": None,
-            "stats": {}}
+            "wall_s": float("nan"), "run_cpu_s": float("nan"), "task_s": float("nan"), "worker": "",
+            "series_by": "", "series": None, "stats": {}}
 
 
 class _Rows:
@@ -255,14 +255,14 @@ class _Rows:
 
     def __init__(self, store: ResultStore, settings: Settings):
         self.store, self.settings = store, settings
-        self.units = dict(settings.units, wall_s="s", task_s="s")
+        self.units = dict(settings.units, wall_s="s", run_cpu_s="s", task_s="s")
         self.rows, self.since = [], time.perf_counter()
 
     def add(self, case: Case, result: dict) -> None:
         if result["series"] is not None:
             write_series(self.store.root, case.case_id, result["series"], self.settings.units, _process_name())
-        row = {k: result[k] for k in ("case_id", "index", "status", "message", "log", "wall_s", "task_s",
-                                      "worker", "series_by")}
+        row = {k: result[k] for k in ("case_id", "index", "status", "message", "log", "wall_s", "run_cpu_s",
+                                      "task_s", "worker", "series_by")}
         row.update({f"param.{k}": float(v) for k, v in case.varied.items()})
         row.update(result["stats"])
         self.rows.append(row)
