@@ -218,8 +218,8 @@ def test_a_worker_writes_the_series_only_where_the_client_put_its_probe(kb_fmu, 
     """``results_reachable`` needs the client's probe file with the sweep's token (same storage) and a
     writable folder; ``run_and_store`` then writes the series itself and returns the row without it,
     and otherwise returns the series for the client to write."""
-    from crane_models.analysis.results import load_series
-    from crane_models.analysis.sweep import Settings, results_reachable, run_and_store
+    from crane_models.analysis.results import load_series, results_reachable
+    from crane_models.analysis.sweep import Settings, run_and_store
 
     case_set = parse_cases({**KB, "duration": 0.05, "fmu_file": str(kb_fmu), "record": ["q1"]})
     case, settings = case_set.cases[0], Settings.of(case_set)

@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import secrets
 import socket
 import threading
@@ -34,10 +35,10 @@ from ..simulation.runs import communication_grid
 from .cases import Case, CaseSet
 from .cluster import local_cluster
 from .fatigue import fatigue_summary
-from .results import ResultStore, write_series
+from .results import ResultStore, results_reachable, write_series
 
-__all__ = ["FmuOnWorkers", "ResultsOnWorkers", "run_case", "run_and_store", "results_reachable", "run_sweep",
-           "SweepOutcome", "fmu_for"]
+__all__ = ["FmuOnWorkers", "ResultsOnWorkers", "run_case", "run_and_store", "run_sweep", "SweepOutcome",
+           "fmu_for", "without_monotone_interiors"]
 
 # The client writes the summary rows it has received when this many have come or this long has passed since
 # its last write, and at the end: a crash loses at most these rows (their cases run again on resume).
@@ -157,22 +158,6 @@ def run_and_store(case: Case, fmu_path: str, settings: Settings, model_descripti
     return out
 
 
-def results_reachable(root: str, token: str) -> tuple:
-    """``(True, "")`` when this process sees the client's results folder ``root`` -- the probe file
-    ``.reach-<token>`` the client wrote there holds ``token``, so it is the same storage, not a folder of the
-    same name elsewhere -- and can create files in it; else ``(False, why)``."""
-    probe = Path(root) / f".reach-{token}"
-    try:
-        if probe.read_text() != token:
-            return False, f"{probe} holds another sweep's token"
-        test = Path(root) / f".write-test-{token}-{os.getpid()}"
-        test.write_bytes(b"")
-        test.unlink()
-    except OSError as exc:
-        return False, f"{type(exc).__name__}: {exc}"
-    return True, ""
-
-
 class FmuOnWorkers(WorkerPlugin):
     """Worker plugin: carries an FMU's bytes to each worker once and unpacks them there once."""
 
@@ -209,13 +194,16 @@ class ResultsOnWorkers(WorkerPlugin):
         self.writes, self.why_not = results_reachable(self.root, self.token)
 
 
-def _case_task(case: Case, fmu_plugin: str, results_plugin: str) -> dict:
+def _case_task(case: Case, fmu_plugin: str, results_plugin: str) -> bytes:
+    """A case on a worker; its row comes back pickled as one ``bytes``: dask serialises a returned dict
+    value by value (measured with rows of 350 numbers: 6.2 ms of client CPU and 26 ms of wall time per
+    task on 2 workers; as bytes 1.5 ms and 2.4 ms). Client and workers trust each other as dask does."""
     from distributed import get_worker
 
     plugins = get_worker().plugins
     fmu, results = plugins[fmu_plugin], plugins[results_plugin]
-    return run_and_store(case, fmu.path, results.settings, fmu.model_description,
-                         results.root if results.writes else None)
+    return pickle.dumps(run_and_store(case, fmu.path, results.settings, fmu.model_description,
+                                      results.root if results.writes else None), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @dataclass
@@ -349,6 +337,8 @@ def _run_pending(client, pending: list, fmu_plugin: str, results_plugin: str, ro
             if future.status == "error":  # e.g. the worker died running this case; result: (type, exc, tb)
                 exc = result[1]
                 result = _failed_row(case, f"the task failed on the cluster: {type(exc).__name__}: {exc}")
+            else:
+                result = pickle.loads(result)  # noqa: S301 -- from the sweep's own workers (_case_task)
             outcome.series_by_client += result["series"] is not None
             rows.add(case, result)
             outcome.ran.append(case.case_id)
