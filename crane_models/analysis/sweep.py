@@ -41,9 +41,11 @@ __all__ = ["FmuOnWorkers", "ResultsOnWorkers", "run_case", "run_and_store", "run
            "fmu_for", "without_monotone_interiors"]
 
 # The client writes the summary rows it has received when this many have come or this long has passed since
-# its last write, and at the end: a crash loses at most these rows (their cases run again on resume).
+# its last write, and at the end: a crash loses at most these rows (their cases run again on resume). A
+# file costs ~15 ms of client CPU whatever its row count (~350 columns): at 2 s, 2 workers running 1 s cases
+# paid ~7 ms per case for it; at 10 s ~1.5 ms, and a crash costs at most 10 s of the cluster's work.
 _FLUSH_ROWS = 100
-_FLUSH_S = 2.0
+_FLUSH_S = 10.0
 
 
 @dataclass(frozen=True)
