@@ -336,8 +336,8 @@ def _run_pending(client, pending: list, fmu_plugin: str, results_plugin: str, ro
     try:
         for future, result in as_completed(futures, with_results=True, raise_errors=False):
             case = by_key[future.key]
-            if future.status == "error":  # e.g. the worker died running this case; result: (type, exc, tb)
-                exc = result[1]
+            if future.status != "finished":  # e.g. the worker died running it: (type, exc, tb), or cancelled
+                exc = result[1] if isinstance(result, tuple) else result
                 result = _failed_row(case, f"the task failed on the cluster: {type(exc).__name__}: {exc}")
             else:
                 result = pickle.loads(result)  # noqa: S301 -- from the sweep's own workers (_case_task)
