@@ -57,6 +57,27 @@ def _warm_up(fmu_file: Path, dask_worker=None) -> str:
     return f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')} threads={threads}"
 
 
+def _run_twice(args) -> float:
+    """Wall time of the second of two in-process runs (the first warms up)."""
+    from crane_models.simulation.runs import run_fmu
+
+    fmu, case = args
+    scenario = case.to_scenario()
+    run_fmu(fmu, scenario, 0.01)
+    return run_fmu(fmu, scenario, 0.01)[1]
+
+
+def cores_available(fmu: Path, case, n: int = 2) -> float:
+    """How many cores ``n`` plain processes get, each running the case at once without dask:
+    ``n x (run alone) / (mean run of the n)`` -- the ceiling of any speed-up on this machine now."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    alone = _run_twice((fmu, case))
+    with ProcessPoolExecutor(n) as pool:
+        together = list(pool.map(_run_twice, [(fmu, case)] * n))
+    return n * alone / float(np.mean(together))
+
+
 def _noop(i: int) -> dict:
     return {"i": i}
 
@@ -143,6 +164,7 @@ def main() -> None:
         fmu = build_fmu("KnuckleBoomCrane", tmp / "fmu")
         cases = case_set(fmu, args.cases, args.duration)
         _, alone = run_fmu(fmu, cases.cases[0].to_scenario(), 0.01, warm_up=True)
+        cores = cores_available(fmu, cases.cases[0])
         rows = [measure(cases, fmu, n, tmp / f"w{n}") for n in (1, 2)]
         if args.compare:
             rows.append(measure(cases, fmu, 2, tmp / "w2-client", series_on_workers=False))
@@ -163,6 +185,8 @@ def main() -> None:
               f"{r['idle'][0]:>23.1f}, {r['idle'][1]:>7.1f}")
         if r["failed"]:
             print(f"        {r['failed']} cases failed: the figures are not comparable")
+    print(f"cores this process got: 2 plain processes running the case at once, without dask, ran "
+          f"{cores:.2f}x as fast as one (the ceiling of the speed-up at that moment)")
     print(f"speed-up 2 vs 1 worker: {rows[1]['per_minute'] / rows[0]['per_minute']:.2f} "
           f"(2 x run(1) / run(2) = {2 * rows[0]['run'] / rows[1]['run']:.2f}: the bound the run times alone set, "
           f"below 2 when the 2 workers do not each find a free core)")
