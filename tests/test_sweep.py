@@ -3,15 +3,18 @@ cases are recorded with the FMU's message, and an interrupted sweep resumes with
 from __future__ import annotations
 
 import math
+import os
+import socket
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from crane_models.analysis.cases import load_case_file, parse_cases
 from crane_models.analysis.signals import sea_state_motion
 
 pytest.importorskip("distributed", reason="the sweep needs dask.distributed (pip install 'dask[distributed]')")
-pytest.importorskip("pyarrow", reason="the sweep results need pyarrow")
 
 KB = {"fmu": "KnuckleBoomCrane", "duration": 0.5, "step": 0.01, "scenario": "knuckle_boom_hoisting"}
 
@@ -99,7 +102,7 @@ def kb_fmu(tmp_path_factory):
 
 
 def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_path):
-    from crane_models.analysis.results import load_series, load_summary
+    from crane_models.analysis.results import load_series, load_summary, series_path
     from crane_models.analysis.sweep import run_sweep
     from crane_models.simulation.runs import run_fmu
 
@@ -111,6 +114,7 @@ def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_pat
     case_set = parse_cases(data)
     outcome = run_sweep(case_set, tmp_path, workers=2, progress=False)
     assert len(outcome.ran) == 20 and outcome.skipped == 0 and outcome.failed == 5
+    assert outcome.series_by_client == 0
     summary = load_summary(tmp_path).to_pylist()
     assert [r["index"] for r in summary] == list(range(20))
     for case, row in zip(case_set.cases, summary):
@@ -121,21 +125,34 @@ def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_pat
             continue
         assert row["status"] == "ok", row["message"]
         series = load_series(tmp_path, case.case_id)
+        # the worker that ran the case wrote its series (the file names its process), never this client
+        assert row["series_by"] == "worker"
+        assert series.schema.metadata[b"writer"].decode() == row["worker"] != f"{socket.gethostname()}:{os.getpid()}"
         alone, _ = run_fmu(kb_fmu, case.to_scenario(), case.step)
         for name in series.column_names:  # bit for bit: a worker must not change a result
             assert np.array_equal(series[name].to_numpy(), alone[name]), (case.index, name)
         assert row["max.joint1_force_z"] == alone["joint1_force_z"].max()
         assert row["param.kp1"] == case.start_values["kp1"]
 
-    # A crash after 16 cases: 4 summaries are missing (one with its series written, one failed case).
+    # A crash: the rows of 4 cases were never written (the client's last batch). Case 3's worker had
+    # written its series, case 7's write was interrupted (only its temporary file is left), case 0 failed.
     lost = [case_set.cases[i].case_id for i in (0, 3, 7, 19)]
-    for case_id in lost:
-        (tmp_path / "summary" / f"{case_id}.parquet").unlink()
-    kept = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "summary").iterdir()}
+    before = load_summary(tmp_path)
+    for part in (tmp_path / "summary").iterdir():
+        part.unlink()
+    pq.write_table(before.filter(pa.array([c not in lost for c in before["case_id"].to_pylist()])),
+                   tmp_path / "summary" / "part-0.parquet")
+    interrupted = series_path(tmp_path, lost[2])
+    interrupted.rename(interrupted.with_name(".0.parquet.999.tmp"))
+    kept = {p: p.stat().st_mtime_ns for p in (tmp_path / "series").glob("*/0.parquet")
+            if p.parent.name[len("case_id="):] not in lost}
     again = run_sweep(case_set, tmp_path, workers=2, progress=False)
     assert sorted(again.ran) == sorted(lost) and again.skipped == 16
-    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "summary").iterdir() if p.name in kept} == kept
-    assert load_summary(tmp_path).num_rows == 20
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept  # finished cases did not run again
+    assert interrupted.is_file() and not list(interrupted.parent.glob(".*.tmp"))
+    after = {r["case_id"]: r for r in load_summary(tmp_path).to_pylist()}
+    assert len(after) == 20
+    assert all(after[r["case_id"]]["worker"] == r["worker"] for r in before.to_pylist() if r["case_id"] not in lost)
     assert run_sweep(case_set, tmp_path, workers=2, progress=False).ran == []
 
     # The report draws the spectra and names the failed cases with the FMU's message.
@@ -170,3 +187,77 @@ def test_command_line_names_bad_files(tmp_path):
         main(["sweep", str(bad), "--out", str(tmp_path / "out")])
     with pytest.raises(SystemExit):
         main(["sweep", str(bad), "--workers", "0"])
+
+
+def test_a_case_is_finished_with_its_latest_row_and_its_series_file(tmp_path):
+    """Resume reads the folder, not a log: an ok row counts only with its series file (an interrupted
+    write leaves only a temporary file), a failed row counts unless failed cases are retried, and the
+    latest row of a case wins."""
+    from crane_models.analysis.results import ResultStore, load_summary, series_path, write_series
+
+    store = ResultStore(tmp_path)
+    series = {"time": np.array([0.0, 0.01]), "q1": np.array([0.1, 0.2])}
+    store.append([{"case_id": "ok", "index": 0, "status": "ok"},
+                  {"case_id": "cut", "index": 1, "status": "ok"},
+                  {"case_id": "bad", "index": 2, "status": "failed"},
+                  {"case_id": "again", "index": 3, "status": "failed"}], {})
+    write_series(tmp_path, "ok", series, {"q1": "rad"}, "test:1")
+    write_series(tmp_path, "cut", series, {"q1": "rad"}, "test:1")
+    cut = series_path(tmp_path, "cut")
+    cut.rename(cut.with_name(".0.parquet.4242.tmp"))  # the write of 'cut' stopped before its rename
+    store.append([{"case_id": "again", "index": 3, "status": "ok"}], {})  # a retried case, now ok ...
+    write_series(tmp_path, "again", series, {"q1": "rad"}, "test:1")  # ... with its series
+    assert store.finished() == {"ok", "bad", "again"}
+    assert store.finished(retry_failed=True) == {"ok", "again"}
+    assert load_summary(tmp_path)["status"].to_pylist() == ["ok", "ok", "failed", "ok"]
+    assert store.clear_temporaries(["cut"]) == 1 and not list(cut.parent.iterdir())
+    assert load_summary(tmp_path, columns=["status"]).column_names == ["case_id", "status"]
+
+
+def test_a_worker_writes_the_series_only_where_the_client_put_its_probe(kb_fmu, tmp_path):
+    """``results_reachable`` needs the client's probe file with the sweep's token (same storage) and a
+    writable folder; ``run_and_store`` then writes the series itself and returns the row without it,
+    and otherwise returns the series for the client to write."""
+    from crane_models.analysis.results import load_series, results_reachable
+    from crane_models.analysis.sweep import Settings, run_and_store
+
+    case_set = parse_cases({**KB, "duration": 0.05, "fmu_file": str(kb_fmu), "record": ["q1"]})
+    case, settings = case_set.cases[0], Settings.of(case_set)
+    reachable, why = results_reachable(str(tmp_path), "abc")  # no probe: another machine's folder
+    assert not reachable and "FileNotFoundError" in why
+    (tmp_path / ".reach-abc").write_text("another token")
+    assert not results_reachable(str(tmp_path), "abc")[0]
+    (tmp_path / ".reach-abc").write_text("abc")
+    assert results_reachable(str(tmp_path), "abc") == (True, "")
+
+    returned = run_and_store(case, str(kb_fmu), settings)
+    assert returned["status"] == "ok" and returned["series_by"] == "client"
+    assert list(returned["series"]) == ["time", "q1"] and len(returned["series"]["time"]) == 6  # 0.05 s / 0.01 s
+    written = run_and_store(case, str(kb_fmu), settings, root=str(tmp_path))
+    assert written["series"] is None and written["series_by"] == "worker"
+    assert written["task_s"] >= written["wall_s"] > 0
+    table = load_series(tmp_path, case.case_id)
+    assert np.array_equal(table["q1"].to_numpy(), returned["series"]["q1"])
+    assert table.schema.field("q1").metadata[b"unit"] == b"rad"
+
+
+def test_dropping_monotone_interiors_leaves_the_fatigue_summary_unchanged():
+    """The sweep counts cycles on the series without the points inside strictly monotone stretches; the
+    reversals, hence the cycles, DELs and Kp, must be those of the whole series -- exactly (same cycles in
+    the same order, so the same sums). Histories: random walks, few-valued series full of plateaus
+    (``x_next == x`` branches of rainflow), sorted (monotone) ones, and the short ones (0-4 points)."""
+    from crane_models.analysis.fatigue import fatigue_summary
+    from crane_models.analysis.sweep import without_monotone_interiors
+
+    rng = np.random.default_rng(15)
+    histories = [np.arange(n, dtype=float) for n in range(6)] + [np.array([1.0, 1.0, 2.0, 2.0, 1.0])]
+    for k in range(600):
+        n = int(rng.integers(2, 40))
+        y = rng.integers(-2, 3, size=n).astype(float) if k % 2 else np.cumsum(rng.normal(size=n))
+        histories.append(np.sort(y) if k % 5 == 0 else y)
+    fewer = 0
+    for y in histories:
+        short = without_monotone_interiors(y)
+        fewer += short.size < y.size
+        assert fatigue_summary(short, "N") == fatigue_summary(y, "N") or y.size < 2, y
+    assert fewer > 300  # most histories lost points: the comparison is not between equal inputs

@@ -24,7 +24,8 @@ def add_commands(subparsers) -> None:
                    help="results folder (default: crane-cosim-out/sweeps/<case file name>); re-running resumes")
     s.add_argument("--workers", type=_positive_int, default=None,
                    help="worker processes of the local cluster (default: one per core)")
-    s.add_argument("--scheduler", default=None, help="address of an existing Dask scheduler, e.g. tcp://host:8786")
+    s.add_argument("--scheduler", default=None, help="address of an existing Dask scheduler, e.g. tcp://host:8786; "
+                   "its workers write the series when --out is on storage they share, else this client does")
     s.add_argument("--retry-failed", action="store_true", help="run the cases that failed before again")
     s.add_argument("--no-progress", action="store_true", help="no progress bar (there is none when the output "
                    "is not a terminal)")
@@ -52,6 +53,9 @@ def _sweep(args) -> int:
     outcome = run_sweep(case_set, out, args.workers, args.scheduler, args.retry_failed, progress)
     print(f"{len(outcome.ran)} cases run ({outcome.failed} failed), {outcome.skipped} finished before; "
           f"results in {out}")
+    if outcome.series_by_client:
+        print(f"the workers could not write into {out} (not on storage they share with this machine): this "
+              f"client received and wrote the series of {outcome.series_by_client} cases")
     return 0
 
 
