@@ -19,6 +19,7 @@ static double taut_indicator(const mbs_payload *pl, double d, double d_dot, doub
 /* L' of the winch: the command clipped to +-v_max, zero at a length limit when driving beyond it
  * (core.payload.winch_rate). */
 static double winch_rate(const mbs_payload *pl, double length, double speed) {
+    if (speed != speed) return speed; /* NaN stays NaN (fmin/fmax would turn it into a limit), as in Python */
     const double v = fmin(fmax(speed, -pl->v_max), pl->v_max);
     if ((v < 0.0 && length <= pl->l_min) || (v > 0.0 && length >= pl->l_max)) return 0.0;
     return v;

@@ -182,12 +182,10 @@ class KnuckleBoomPayloadModel:
         kin, udot, force, tension, tip, contact = aux
         n = len(self.base.input_names)
         if not np.array_equal(old[:n], new[:n]):
-            new_kin = self.base._dynamics.with_new_inputs(kin, old[:n], new[:n])
-            if udot is kin.udot:  # a kernel evaluation: its u̇ has the wire's part
-                udot = new_kin.udot
-            else:  # the reference's: kin.udot is the crane's alone
-                udot = udot + self.crane.system.solve_with(kin, self.base.law.input_gain @ (new[:n] - old[:n]))
-            kin = new_kin
+            # u̇ (with the wire's part) changes as the crane's alone; kin.udot is the crane's alone in the
+            # reference's aux and the whole u̇ in the kernel's, and with_new_inputs changes it the same way.
+            udot = udot + self.crane.system.solve_with(kin, self.base.law.input_gain @ (new[:n] - old[:n]))
+            kin = self.base._dynamics.with_new_inputs(kin, old[:n], new[:n])
         xdot = np.concatenate((x[3:6], udot, x[9:12], self._load_acceleration(force, contact),
                                [winch_rate(float(x[12]), float(new[n]), self.winch)]))
         return xdot, (kin, udot, force, tension, tip, contact)
