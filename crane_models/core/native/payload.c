@@ -66,7 +66,8 @@ static void generalized_tip_force(const mbs_model *m, const record_view *v, int 
  * the load's v' = -F/m - g e_z + N/m e_z (deck force N), p' = v, L' of the winch at inputs[pl->winch_input].
  * y: [q; u; p; v; L], rec: a record of mbs_derivative (its udot is the crane's with the wire), result
  * (MBS_PAYLOAD_RESULT doubles): [T, F (3), tip (3), tip velocity (3), N, indicators (4)], the indicators
- * taut (> 0), L - L_min, L_max - L, in deck contact (> 0; 1 without a deck). work: as mbs_derivative's plus n.
+ * taut (> 0), L - L_min, L_max - L, in deck contact (> 0; 1 without a deck). work: mbs_derivative's (its room
+ * for 2 n + n n doubles is reused after it).
  * Returns as mbs_derivative, or -2 when the load sits at the suspension point (no wire direction). */
 int mbs_payload_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                            const mbs_payload *pl, const double *y, double *ydot, double *rec, double *result,
