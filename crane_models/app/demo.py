@@ -3,6 +3,7 @@ solver, compare, write CSV (with units and a metadata sidecar), PNG and ``summar
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from ..models import collect
 from ..simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
 from ..simulation.scenario import check_step
 from .fmus import CliError, writable_dir
-from .plots import plot_scenario
+from .plots import plot_scenario, plot_side_by_side
 from .progress import progress_bar
 from .results import file_sha256, write_csv, write_metadata
 
@@ -112,8 +113,30 @@ def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool,
         files.append(write_csv(sc_dir / "standalone_result.csv", ref, ["time"] + names, units))
         write_metadata(files[1], None, solver="standalone reference (solve_ivp DOP853, rtol = atol = 1e-10)", **meta)
     pngs = plot_scenario(sc, result, ref, sc_dir, units)
+    if sc.start_values.get("payload_enabled"):
+        pngs.append(payload_comparison(sc, result, lambda s: run_fmu(fmu_path, s, step)[0], sc_dir, units))
     row["files"] = [str(p) for p in files + pngs]
     return row
+
+
+# The panels of the figure with and without the payload (issue 14): what the load changes for the crane.
+PAYLOAD_PANELS = [
+    ("Hook load", [("hook_load", "T")]),
+    ("Swing angles", [("swing_radial", "radial"), ("swing_tangential", "tangential")]),
+    ("Joint 1 vertical reaction", [("joint1_force_z", "f_z")]),
+    ("Joint 1 moments", [("joint1_moment_x", "n_x"), ("joint1_moment_y", "n_y")]),
+]
+
+
+def payload_comparison(sc, result, run, out_dir: Path, units: dict) -> Path:
+    """``with_without_payload.png``: the scenario's ``result`` beside the same inputs with ``payload_enabled``
+    false (``run(scenario) -> result``; the winch input is then ignored, hook load and swing are 0)."""
+    without = run(dataclasses.replace(sc, start_values={**sc.start_values, "payload_enabled": False}))
+    title = f"{sc.name}: hook load, swing and Joint 1 reactions with and without the payload"
+    path, _ = plot_side_by_side(Path(out_dir) / "with_without_payload.png", title, PAYLOAD_PANELS, units,
+                                [("with payload", result), ("without payload", without)],
+                                note="same inputs; without the payload the winch input is ignored")
+    return path
 
 
 def ship_rows(out_dir: Path, fmu_dir: Path, step: float, quiet: bool) -> list:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["plot_figure", "plot_scenario", "plot_outputs", "display", "envelope", "columns_for", "oscillates", "enveloped", "COLUMNS"]
+__all__ = ["plot_figure", "plot_scenario", "plot_outputs", "plot_side_by_side", "display", "envelope", "columns_for",
+           "oscillates", "enveloped", "COLUMNS"]
 
 # Display unit and factor for SI units a reader thinks of in other units (as the FMUs' displayUnit).
 DISPLAY = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi), "N.m": ("N·m", 1.0)}
@@ -170,3 +171,42 @@ def plot_scenario(scenario, fmu_result, reference: dict | None, out_dir: Path, u
 def plot_outputs(path: Path, title: str, result, names: list, units: dict) -> Path:
     """``crane-cosim run --plot``: the chosen outputs, one axis per unit."""
     return plot_figure(path, title, [(n, n) for n in names], units, result)
+
+
+def plot_side_by_side(path: Path, title: str, panels: list, units: dict, results: list, note: str = "") -> tuple:
+    """One PNG with a column per run (``results``: ``[(column title, result)]``) and a row per panel (``panels``:
+    ``[(panel title, [(output, label)])]``, the outputs of a panel sharing one unit); the rows share their
+    y axis across the columns, so the runs compare at a glance. Returns ``(path, [(row, column) titles])``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(panels), len(results), sharex=True, sharey="row", squeeze=False,
+                             figsize=(6.0 * len(results), 1.2 + FIGSIZE_PER_AXIS[1] * len(panels)))
+    drawn = []
+    for r, (panel, series) in enumerate(panels):
+        unit = units.get(series[0][0], "")
+        largest = max(float(np.max(np.abs(np.asarray(res[n], float)))) for _, res in results for n, _ in series)
+        shown, factor = display(unit, largest)
+        for c, (column, res) in enumerate(results):
+            ax = axes[r, c]
+            t = np.asarray(res["time"], dtype=float)
+            for i, (name, label) in enumerate(series):
+                y = factor * np.asarray(res[name], float)
+                _draw(ax, t, y, f"C{i}", _label_without_unit(label), {"lw": 1.2}, enveloped(t, y))
+            ax.set_title(f"{panel} -- {column}", fontsize=9)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7, loc="best", ncol=len(series))
+            if c == 0:
+                ax.set_ylabel(f"{_axis_name(unit, series)} [{shown}]")
+            drawn.append((panel, column))
+    for ax in axes[-1]:
+        ax.set_xlabel("time [s]")
+    fig.suptitle(title, fontsize=11)
+    if note:
+        fig.text(0.01, 0.005, note, fontsize=7, color="0.3")
+    fig.tight_layout(rect=(0, 0.025, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path), drawn

@@ -18,7 +18,11 @@ A *model* here is any object with
   two crossings in one check (a short taut phase) are not missed;
 * optionally ``compiled(t, inputs) -> (core.native.NativeIntegration, kernel inputs) | None``: the whole
   right-hand side in the compiled kernel, valid from ``t`` up to the next switching time; an explicit
-  stepper then runs its steps in the kernel too (same tableau and step-size control).
+  stepper then runs its steps in the kernel too (same tableau and step-size control). When that integration
+  has ``advance_to_event`` (``core.native.NativePayload``) it checks the event indicators after each of its
+  steps, with steps no longer than the model's check interval, and stops before a step that changes a sign:
+  the crossing is then located inside that step as above, and a communication step without a switch is one
+  kernel call.
 
 :class:`CoSimulation` is what ``doStep`` calls; :func:`simulate_reference` is the standalone solver
 (``scipy.integrate.solve_ivp``, tight tolerances) used to validate the FMUs.
@@ -154,7 +158,15 @@ class CoSimulation:
         interval = float(getattr(self.model, "event_check_interval", math.inf))
         while t_end - t > _rounding(t_end):
             signs = self._signs(t, x)
-            t1 = t_end if t + interval >= t_end - _rounding(t_end) else t + interval
+            checking = self._checking_integration(t)
+            if checking is not None:  # the kernel checks after each of its steps and stops before a crossing
+                t, t1, x, k, aux = checking[0].advance_to_event(self.stepper, t, x, t_end, k, aux, checking[1],
+                                                                signs)
+                if t1 is None:
+                    break
+                t1 = min(t1, t_end)
+            else:
+                t1 = t_end if t + interval >= t_end - _rounding(t_end) else t + interval
             h0 = self.stepper.get_state()
             x1, k1, aux1 = self._integrate(t, x, t1, k, aux)
             if np.array_equal(self._signs(t1, x1), signs):
@@ -173,6 +185,14 @@ class CoSimulation:
             t, x = t1, x1
             k, aux = self._f(t, x)  # the value past the crossing
         return x, k, aux
+
+    def _checking_integration(self, t: float):
+        """``(integration, inputs)`` of a compiled right-hand side that checks the event indicators itself
+        (``advance_to_event``: stepping stops before a step that changes a sign), or None."""
+        if not hasattr(self.stepper, "tableau") or not hasattr(self.model, "compiled"):
+            return None
+        compiled = self.model.compiled(t, self.inputs)
+        return compiled if compiled is not None and hasattr(compiled[0], "advance_to_event") else None
 
     def _integrate(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
         """The stepper from ``t`` to ``t_end``: in the kernel when the model has a compiled right-hand side

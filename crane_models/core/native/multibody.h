@@ -9,7 +9,8 @@
  *   task.c        mbs_task_derivative (point springs, a programmed constraint and joint friction by the
  *                 articulated-body algorithm: models/flexible_crane is its specification);
  *   steppers.c    mbs_integrate (the explicit pairs of simulation/integrators.py over either derivative);
- *   reactions.c   mbs_aux_speeds (constraint forces by auxiliary speeds), mbs_reactions (joint reactions).
+ *   reactions.c   mbs_aux_speeds (constraint forces by auxiliary speeds), mbs_reactions (joint reactions);
+ *   payload.c     mbs_payload_derivative, mbs_payload_integrate (a load on a hoisting wire from a body point).
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
  * FMU host may embed. Arrays are row-major doubles; all sizes come from the model record.
  */
@@ -203,5 +204,34 @@ typedef struct {
     double rtol, atol, max_step, min_step, h, t;
     long evaluations, accepted, rejected, max_steps;
 } mbs_stepper;
+
+/* A right-hand side for mbs_integrate_rhs: ydot at (t, y), evaluated into the record rec (and its tail) with
+ * scratch work; returns nonzero when it cannot be evaluated (the step is then rejected). */
+typedef int (*mbs_rhs)(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work);
+/* The state-event indicators' signs as bits, from a record the right-hand side filled. */
+typedef int (*mbs_event_signs)(const void *ctx, const double *rec);
+int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs events, int signs,
+                      const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                      double *recs, int rec_stride, int *final, double *model_work, double *work);
+
+/* A point-mass payload on a hoisting wire from the point `point` (body coordinates) of `body`, with a winch
+ * and an optional compliant deck (payload.c; crane_models/core/payload.py is the specification). */
+enum { MBS_PAYLOAD_INDICATORS = 4, MBS_PAYLOAD_RESULT = 11 + MBS_PAYLOAD_INDICATORS };
+typedef struct {
+    int body, winch_input, deck;  /* deck: 1 a horizontal plane at deck_height in Frame 0, 0 none */
+    double point[3];
+    double mass, g, ea, damping;  /* load [kg], gravity, wire E A [N] and parallel damping [N s/m] */
+    double v_max, l_min, l_max;   /* winch speed limit and length range */
+    double deck_height, deck_k, deck_c;
+    double check_interval;        /* longest step between two event checks [s] (mbs_payload_integrate) */
+} mbs_payload;
+
+int mbs_payload_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
+                           const mbs_payload *pl, const double *y, double *ydot, double *rec, double *result,
+                           double *work);
+int mbs_payload_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
+                          const mbs_payload *pl, const mbs_tableau *tab, mbs_stepper *st, double t, double t_end,
+                          double *y, double *k1, int signs, double *recs, int rec_size, int rec_stride, int *final,
+                          double *model_work, double *work);
 
 #endif

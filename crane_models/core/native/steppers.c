@@ -20,6 +20,19 @@ static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double 
     return code;
 }
 
+typedef struct {
+    const mbs_model *m;
+    const mbs_effort_law *law;
+    const double *inputs;
+    const mbs_task *task;
+    int rec_size;
+} tree_rhs;
+
+static int tree_eval(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work) {
+    const tree_rhs *c = ctx;
+    return rhs_eval(c->m, c->law, c->inputs, c->task, c->rec_size, t, y, ydot, rec, work);
+}
+
 /* Integrate from t to exactly t_end as _ExplicitPair.advance does (same controller, same tableau); y and k1
  * (the derivative at t) are updated in place to the values at t_end. recs: three records of rec_size + tail
  * doubles; *final is the one that holds the evaluation at t_end (-1 when no step was needed). work: stages
@@ -28,7 +41,18 @@ static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double 
 int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                   const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
                   double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
-    const int size = 2 * m->n + (task ? task->n_joints : 0), S = tab->stages;
+    const tree_rhs ctx = {m, law, inputs, task, rec_size};
+    return mbs_integrate_rhs(tree_eval, &ctx, 2 * m->n + (task ? task->n_joints : 0), NULL, 0, tab, st, t, t_end,
+                             y, k1, recs, rec_stride, final, model_work, work);
+}
+
+/* The loop of mbs_integrate over any right-hand side f of size doubles; with `events` (NULL: none) an
+ * accepted step whose end has other indicator signs than `signs` is taken back and the call returns 3
+ * (y, k1 at st->t, the step's start; st->h the step that crossed). See mbs_payload_integrate. */
+int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs events, int signs,
+                      const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                      double *recs, int rec_stride, int *final, double *model_work, double *work) {
+    const int S = tab->stages;
     double *K = work, *ys = K + S * size;
     int cur = -1, spare = 1; /* recs[0]: intermediate stages; recs[1], recs[2]: the last stage, alternating */
     double h = st->h > 0.0 ? st->h : fmin(st->max_step, t_end - t);
@@ -48,7 +72,7 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
                 ys[i] = y[i] + h_try * acc;
             }
             double *rec = recs + (long)(s == S - 1 ? spare : 0) * rec_stride;
-            if (rhs_eval(m, law, inputs, task, rec_size, t + tab->c[s] * h_try, ys, K + s * size, rec, model_work)) {
+            if (f(ctx, t + tab->c[s] * h_try, ys, K + s * size, rec, model_work)) {
                 err = INFINITY;
                 break;
             }
@@ -63,6 +87,13 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
                 sum += e * e;
             }
             err = sqrt(sum / size);
+        }
+        if (err <= 1.0 && events && events(ctx, recs + (long)spare * rec_stride) != signs) {
+            st->accepted++; /* a good step, taken back: the caller locates the crossing inside it */
+            st->t = t;
+            st->h = h_try;
+            *final = cur;
+            return 3;
         }
         if (err <= 1.0) {
             st->accepted++;

@@ -123,11 +123,7 @@ class NativeIntegration:
         st.max_steps = _LONG_MAX if budget is None else max(int(budget), 0)
         y = np.array(y, dtype=float)
         k = np.array(k1, dtype=float)
-        code = self._fn(self._native._model_ptr, self._law.pointer, self._native._inputs_address(inputs),
-                        self._task.pointer if self._task is not None else None, tableau.pointer,
-                        ctypes.addressof(st), t, t_end, _address(y), _address(k), _address(self._recs),
-                        self._native.size, self._stride, ctypes.addressof(self._final), self._model_work,
-                        _address(self._work))
+        code = self._run(tableau, inputs, t, t_end, y, k)
         stats = stepper.stats
         stats["evaluations"] += st.evaluations
         stats["accepted"] += st.accepted
@@ -144,6 +140,15 @@ class NativeIntegration:
             rec = self._recs[i * self._stride:(i + 1) * self._stride].copy()
             aux = self._make_aux(rec[:self._native.size], rec[self._native.size:])
         return y, k, aux
+
+    def _run(self, tableau: NativeTableau, inputs: np.ndarray, t: float, t_end: float, y: np.ndarray,
+             k: np.ndarray) -> int:
+        """The kernel's stepping call on ``y`` and ``k`` in place; its return code."""
+        return self._fn(self._native._model_ptr, self._law.pointer, self._native._inputs_address(inputs),
+                        self._task.pointer if self._task is not None else None, tableau.pointer,
+                        ctypes.addressof(self._stepper), t, t_end, _address(y), _address(k), _address(self._recs),
+                        self._native.size, self._stride, ctypes.addressof(self._final), self._model_work,
+                        _address(self._work))
 
     def kinematics(self, record: np.ndarray) -> "NativeKinematics":
         return NativeKinematics(record, self._native._derivative_layout, self._native.invert)

@@ -7,8 +7,10 @@ The wire force ``F`` on the tip enters the crane as ``J_tipᵀ F`` (46) -- added
 Body 3 at the tip. The load is a point mass in Frame 0 under gravity and ``−F``. The controller's gravity
 compensation covers the crane's own weight only: it does not know the hook load (a payload sags the booms by
 its weight over the controller's stiffness). The taut/slack switch and the winch's length limits are state
-events (:meth:`KnuckleBoomPayloadModel.event_indicators`), located by the steppers. This model steps in Python
-(numpy, with the kernel's kinematics and mass matrix): the kernel has no wire.
+events (:meth:`KnuckleBoomPayloadModel.event_indicators`), located by the steppers. With the compiled kernel the
+whole right-hand side and the stepping run in C (``core/native/payload.c``), checking the indicators after each
+step; :meth:`KnuckleBoomPayloadModel.reference_derivative` (numpy on the crane's kernel derivative) is its
+specification and the fallback without the kernel.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ import numpy as np
 from ...core.parameters import param, validate, ParameterError
 from ...core.payload import (Deck, Winch, Wire, contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate, wire_strain_energy)
+from ...core.native import NativeKinematics, library
+from ...core.native.payload import NativePayload
 from .crane import INPUTS, KnuckleBoomModel
 
 __all__ = ["PayloadParameters", "KnuckleBoomPayloadModel", "CraneWithoutPayload",
@@ -103,6 +107,7 @@ class KnuckleBoomPayloadModel:
         # Sign checks at least every quarter of the shortest taut phase (half the axial period at the shortest
         # wire), so that a bounce of the load on the wire is never stepped over.
         self._indicators = None  # (x, indicators) of the last derivative
+        self._native = None  # (NativeSystem, NativePayload) once built
         self.event_check_interval = 0.25 * math.pi * math.sqrt(self.mass * p.wire_length_min / p.wire_ea)
 
     # -- state ----------------------------------------------------------------------------------
@@ -135,7 +140,65 @@ class KnuckleBoomPayloadModel:
         return point_position(kin, self._tip_body, self._tip_r), J @ kin.u, J
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
-        """``ẋ``: the crane's ``u̇`` (43) plus ``M⁻¹ J_tipᵀ F``; the load's ``v̇ = g − F/m``; ``L̇`` of the winch."""
+        """``ẋ``: the crane's ``u̇`` (43) plus ``M⁻¹ J_tipᵀ F``; the load's ``v̇ = g − F/m``; ``L̇`` of the winch. In
+        the kernel (``mbs_payload_derivative``) when it is loaded, else :meth:`reference_derivative`."""
+        kernel = self._kernel()
+        if kernel is None:
+            return self.reference_derivative(t, x, inputs)
+        xdot, record, tail = kernel.derivative(x, inputs)
+        return xdot, self._kernel_aux(record, tail, x)
+
+    def compiled(self, t: float, inputs: np.ndarray):
+        """``(NativePayload, inputs)``: the whole right-hand side stepped in the kernel, which stops before a step
+        that crosses a state event (:mod:`simulation.cosimulation`); None without the kernel."""
+        kernel = self._kernel()
+        return None if kernel is None else (kernel, inputs)
+
+    def _kernel(self):
+        """The kernel's record of this crane, wire, winch and deck (built on first use), or None without it."""
+        native = self.crane.system.native
+        if native is None or not hasattr(library(), "mbs_payload_integrate"):  # (a kernel built before payload.c)
+            return None
+        if self._native is None or self._native[0] is not native:
+            p = self.payload
+            kernel = NativePayload(native, self.base._dynamics._law_record(native), self._tip_body, self._tip_r,
+                                   self.mass, self.g, self.wire, self.winch, len(self.input_names) - 1,
+                                   self.deck, p.deck_height, make_aux=self._kernel_aux)
+            self._native = (native, kernel)
+        return self._native[1]
+
+    def _kernel_aux(self, record: np.ndarray, tail: np.ndarray, x: np.ndarray) -> tuple:
+        """``aux`` of :meth:`reference_derivative` from a kernel evaluation at ``x`` (``tail``: ``[T, F, tip, tip
+        velocity, N, indicators]``, see core/native/payload.py), remembering its indicators."""
+        native = self._native[0]
+        kin = NativeKinematics(record, native._derivative_layout, native.invert)
+        self._indicators = (np.array(x, dtype=float), tail[11:15])
+        return kin, kin.udot, tail[1:4], float(tail[0]), tail[4:7], float(tail[10])
+
+    def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
+        """``(ẋ, aux)`` for new inputs at the same state from the last evaluation: the crane's ``u̇`` is affine in
+        its inputs (:meth:`KnuckleBoomModel.update_inputs`; the wire force depends on the state alone), the
+        winch rate is the new command's."""
+        kin, udot, force, tension, tip, contact = aux
+        n = len(self.base.input_names)
+        if not np.array_equal(old[:n], new[:n]):
+            # u̇ (with the wire's part) changes as the crane's alone; kin.udot is the crane's alone in the
+            # reference's aux and the whole u̇ in the kernel's, and with_new_inputs changes it the same way.
+            udot = udot + self.crane.system.solve_with(kin, self.base.law.input_gain @ (new[:n] - old[:n]))
+            kin = self.base._dynamics.with_new_inputs(kin, old[:n], new[:n])
+        xdot = np.concatenate((x[3:6], udot, x[9:12], self._load_acceleration(force, contact),
+                               [winch_rate(float(x[12]), float(new[n]), self.winch)]))
+        return xdot, (kin, udot, force, tension, tip, contact)
+
+    def _load_acceleration(self, force: np.ndarray, contact: float) -> np.ndarray:
+        """``v̇`` of the load: ``−F/m − g e_z + N/m e_z`` (as in :func:`core.payload.payload_accelerations`)."""
+        acc = -force / self.mass
+        acc[2] -= self.g
+        acc[2] += contact / self.mass
+        return acc
+
+    def reference_derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        """:meth:`derivative` by numpy on the crane's own derivative: the specification of the kernel's."""
         kin = self.base._dynamics(x[:6], inputs[:6])
         tip, tip_v, J = self._tip(kin)
         acc, force, tension, d = payload_accelerations(x[6:9], x[9:12], tip, tip_v, x[12], self.mass, self.g,
@@ -172,9 +235,9 @@ class KnuckleBoomPayloadModel:
     def tip_wrench(self, kin, force: np.ndarray, tip: np.ndarray) -> np.ndarray:
         """The wire force on the tip as a wrench ``[f; n]`` at Body 3's COG in its coordinates (the form of (46))."""
         R = kin.rotation[self._tip_body]
-        f = R.T @ force
-        arm = R.T @ (tip - kin.cog[self._tip_body])
-        return np.concatenate((f, np.cross(arm, f)))
+        f0, f1, f2 = (force @ R).tolist()  # Rᵀ F; the cross product in floats (np.cross costs ~10 µs)
+        a0, a1, a2 = ((tip - kin.cog[self._tip_body]) @ R).tolist()
+        return np.array([f0, f1, f2, a1 * f2 - a2 * f1, a2 * f0 - a0 * f2, a0 * f1 - a1 * f0])
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         kin, udot, force, tension, tip, contact = aux

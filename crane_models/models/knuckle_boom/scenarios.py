@@ -110,8 +110,8 @@ def knuckle_boom_lift() -> Scenario:
         name="knuckle_boom_lift", fmu="KnuckleBoomCrane", stop_time=20.0,
         input_names=[n for n, _, _ in INPUTS] + [n for n, _, _ in PAYLOAD_INPUTS], signals=_lift_signals,
         # Dormand-Prince at rtol 1e-6: the snaps and slack phases of the abrupt winch steps need it (measured on
-        # this scenario at 10 ms: hook load within 2.4e-5 of its range of the reference; RK23 at the FMU's default
-        # rtol 1e-4 is 5 % off at the snaps, at 1e-6 6e-4), for 1.5 times the wall time of RK23 at 1e-4.
+        # this scenario at 10 ms: hook load within 9.5e-5 of its range of the reference; RK23 at the FMU's default
+        # rtol 1e-4 is 2.9 % off at the snaps, at 1e-6 6.5e-4), for about the wall time of RK23 at 1e-4.
         # The deck 0.6 m above the hanging point: the load starts resting on it, the wire slack, and lifts off.
         start_values={"q1_0": 0.0, "q2_0": 0.6, "q3_0": 0.6, "payload_enabled": True, "integrator": 2, "rtol": 1e-6,
                       "deck_enabled": True, "deck_height": -7.0},
