@@ -163,6 +163,14 @@ def test_every_fmu_carries_the_runtime_not_pythonfmu3s_binary(fmus):
             assert z.read("resources/crane_cosim_token.txt").decode() == token
 
 
+def test_fmi3_build_is_reproducible(fmus, tmp_path):
+    """A second build of the same sources is byte-identical (runtime, record and token copy included)."""
+    from crane_models.fmi.build import build_fmu
+
+    again = build_fmu("KnuckleBoomCrane", tmp_path, fmi_version=3)
+    assert again.read_bytes() == (fmus / "KnuckleBoomCrane.fmu").read_bytes()
+
+
 @pytest.mark.parametrize("name", list(SPECS))
 def test_c_host_clean_environment_matches_fmpy(fmus, host, tmp_path, name):
     plan = Plan(fmus / f"{name}.fmu")
@@ -202,6 +210,26 @@ def test_fmpy_simulates_in_fresh_processes_and_validates(fmus, tmp_path, name):
                               timeout=300)
         assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-3000:]}"
         assert "rows" in proc.stdout
+
+
+def ecos_or_skip() -> Path:
+    from crane_models.app.fmus import CliError
+    from crane_models.app.native import ecos_executable
+
+    try:
+        return ecos_executable()
+    except CliError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_ecos_cli_runs_every_fmu_in_a_clean_environment(fmus, tmp_path, name):
+    """Ecos' native command-line host (ecospy), no LD_PRELOAD/PATH/PYTHONPATH: exit 0, one CSV row per step."""
+    proc = subprocess.run(["env", "-i", str(ecos_or_skip()), "simulate", "--path", str(fmus / f"{name}.fmu"),
+                           "--stopTime", "0.2", "--stepSize", "0.01", "-l", "warn"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"
+    assert len((tmp_path / f"{name}.csv").read_text().splitlines()) >= 20
 
 
 # ---- errors --------------------------------------------------------------------------------------------
