@@ -292,6 +292,19 @@ def test_fixed_parameter_after_initialization_and_any_set_after_terminate_are_er
     assert "fixed parameter" in proc.stderr and "after fmi3Terminate" in proc.stderr
 
 
+def test_discarded_step_reports_its_start_as_last_successful_time(host, knuckle):
+    """doStep(h = 1e300) runs out of its step budget: fmi3Discard, the state left at the step's start, so
+    lastSuccessfulTime is the communication point; no event, no early return; the next step works."""
+    _, plan = knuckle
+    proc = run_script(host, knuckle, initialized(plan) + [f"step 0 {plan.h!r}", f"step {plan.h!r} 1e300",
+                                                          f"step {plan.h!r} {plan.h!r}", "free"])
+    ok, discarded, again = results(proc.stdout, "step")
+    assert ok == (0, [0, 0, 0, plan.h])
+    assert discarded == (2, [0, 0, 0, plan.h])
+    assert again == (0, [0, 0, 0, 2 * plan.h])
+    assert "max_internal_steps" in proc.stderr
+
+
 def test_nvalues_must_match(host, knuckle):
     _, plan = knuckle
     a, b = plan.vr["q1"], plan.vr["q2"]
