@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ctypes
+import math
 import subprocess
 import sys
 import zipfile
@@ -25,6 +26,8 @@ pytest.importorskip("pythonfmu3")
 from fmpy import read_model_description  # noqa: E402
 from fmpy.fmi3 import FMU3Slave  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -413,3 +416,78 @@ def test_directional_derivative_through_fmi3(knuckle):
     s.terminate()
     s.freeInstance()
     assert d[0] == pytest.approx(1.0, rel=1e-9)
+
+
+# ---- random call sequences -------------------------------------------------------------------------------
+
+VALUES = st.one_of(st.floats(-1e6, 1e6, allow_nan=False),
+                   st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -1e308, 0.0, 5e-324]))
+STEP_SIZES = st.sampled_from([0.01, 0.001, 0.0, -0.01, math.nan, math.inf, 1e300, 1e-9])
+PLAIN_CALLS = ["enter 0", "enter nan", "exit", "terminate", "reset", "save", "restore", "free_state",
+               "deserialize_last", "deserialize_garbage", "call fmi3EnterStepMode", "call fmi3EnterEventMode",
+               "call fmi3EvaluateDiscreteStates", "call fmi3EnterConfigurationMode", "get_string 0"]
+
+
+def _operations(md):
+    """One host call (a line of fmi3_host's script); value references include ones the FMU does not have."""
+    by_type = {t: [v.valueReference for v in md.modelVariables if v.type == t] for t in ("Float64", "Int32", "Boolean")}
+    n = len(md.modelVariables)
+    any_vr = st.one_of(st.sampled_from(range(n)), st.sampled_from([n + 5, 2 ** 31, 2 ** 32 - 1]))
+    values = {"set_real": VALUES, "set_integer": st.integers(-2 ** 31, 2 ** 31 - 1), "set_boolean": st.integers(0, 1)}
+    typed = {"set_real": "Float64", "set_integer": "Int32", "set_boolean": "Boolean"}
+    return st.one_of(
+        *[st.tuples(st.just(cmd), st.one_of(st.sampled_from(by_type[typed[cmd]] or [0]), any_vr), values[cmd])
+          for cmd in values],
+        st.tuples(st.sampled_from(["get_real", "get_integer", "get_boolean"]), any_vr, st.none()),
+        st.tuples(st.just("step"), STEP_SIZES, st.booleans()),  # True: at the host's clock, else a wrong time
+        st.tuples(st.just("nvalues"), st.sampled_from([0, 2]), st.none()),
+        st.tuples(st.just("serialize"), st.sampled_from([0, 64, -1]), st.none()),
+        st.tuples(st.sampled_from(PLAIN_CALLS), st.none(), st.none()),
+    )
+
+
+def _sequence_script(ops, token: str, free_at_end: bool) -> str:
+    lines, t = [f"instantiate {token}", "enter 0", "exit"], 0.0
+    for kind, a, b in ops:
+        if kind == "step":
+            lines.append(f"step {t if b else t + 0.5!r} {a!r}")
+            if b and math.isfinite(a) and 0 < a < 1:
+                t += a  # the host's clock moves only for a step it may expect to succeed
+        elif kind.startswith("set_"):
+            lines.append(f"{kind} {a} {b!r}")
+        elif kind in ("get_real", "get_integer", "get_boolean", "nvalues", "serialize"):
+            lines.append(f"{kind} {a}")
+        else:
+            lines.append(kind)
+    return "\n".join(lines + (["free"] if free_at_end else [])) + "\n"
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_random_call_sequences_never_crash_or_return_fatal(fmus, host, tmp_path_factory, name):
+    """Out-of-order calls, wrong types and value references, NaN/inf/1e308, odd step sizes, garbage and stale
+    states, freeing after errors: the host ends normally (no signal), no call returns fmi3Fatal or a status
+    outside the standard's, an output read with OK is finite, a step that is not an error reports no event
+    and no early return."""
+    fmu = fmus / f"{name}.fmu"
+    md = read_model_description(str(fmu))
+    unzipped = extract(fmu, tmp_path_factory.mktemp(f"seq_{name}"))
+
+    @settings(max_examples=4, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(ops=st.lists(_operations(md), min_size=1, max_size=20), free_at_end=st.booleans())
+    def sequence(ops, free_at_end):
+        proc = run_host(host, unzipped, name, _sequence_script(ops, md.instantiationToken, free_at_end),
+                        timeout=240)
+        assert proc.returncode == 0, f"host ended with {proc.returncode}: {proc.stderr[-3000:]}"
+        assert "wrote beyond" not in proc.stdout
+        for line in proc.stdout.splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].lstrip("-").isdigit():
+                assert int(parts[1]) in (0, 1, 2, 3), line  # never fmi3Fatal
+        for status, values in results(proc.stdout, "get_real"):
+            assert status != 0 or all(math.isfinite(v) for v in values), values
+        for status, flags in results(proc.stdout, "step"):
+            if status in (0, 1, 2):  # after fmi3Error the standard leaves the outputs undefined
+                assert flags[:3] == [0, 0, 0] and math.isfinite(flags[3])  # no events, no early return
+
+    sequence()
