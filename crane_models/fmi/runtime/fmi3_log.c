@@ -1,11 +1,12 @@
 /* The project's FMI 3.0 runtime: messages to the host's logMessage callback (the runtime's own and the
- * slave's queued ones) with the categories fmi3SetDebugLogging enables, and the instance check every call
- * starts with. See fmi3_runtime.c and docs/fmi-runtime.md. */
+ * slave's queued ones) with the categories fmi3SetDebugLogging enables (defined here), and the instance
+ * check every call starts with. See fmi3_runtime.c and docs/fmi-runtime.md. */
 #define _GNU_SOURCE
 #include "fmi3_runtime.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int category_enabled(const Instance3 *inst, const char *category)
@@ -123,4 +124,36 @@ PyObject *call_slave3(Instance3 *inst, const char *call, const char *method, PyO
         ERR3(inst, "%s: %s", call, err[0] ? err : "failed without an exception");
     }
     return result;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance c, fmi3Boolean loggingOn, size_t nCategories,
+                                           const fmi3String categories[])
+{
+    Instance3 *inst = checked3(c, "fmi3SetDebugLogging", S3_ANY);
+    if (!inst)
+        return fmi3Error;
+    if (nCategories > MAX_CATEGORIES3 || (nCategories > 0 && !categories)) {
+        ERR3(inst, "fmi3SetDebugLogging: nCategories = %zu with categories %s (at most %d)", nCategories,
+             categories ? "given" : "NULL", MAX_CATEGORIES3);
+        return fmi3Error;
+    }
+    fmi3Status status = fmi3OK;
+    PyGILState_STATE g = enter3(inst);
+    PyObject *known = inst->py->Object_GetAttrString(inst->slave, "log_categories");
+    inst->py->Err_Clear();
+    for (int i = 0; i < inst->n_categories; ++i)
+        free(inst->categories[i]);
+    inst->n_categories = 0;
+    for (size_t i = 0; i < nCategories; ++i) {
+        if (!categories[i] || (known && !inst->py->Mapping_HasKeyString(known, categories[i]))) {
+            ERR3(inst, "fmi3SetDebugLogging: unknown log category %s", categories[i] ? categories[i] : "NULL");
+            status = fmi3Error;
+            continue;
+        }
+        inst->categories[inst->n_categories++] = strdup(categories[i]);
+    }
+    inst->py->DecRef(known);
+    leave3(inst, g);
+    inst->logging_on = loggingOn;
+    return status;
 }

@@ -284,40 +284,6 @@ fail:
     return NULL;
 }
 
-/* Model exchange and scheduled execution: this FMU declares co-simulation only. */
-static void refuse_interface(fmi3String instanceName, fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage,
-                             const char *call, const char *interface)
-{
-    Instance3 tmp = {0};
-    tmp.name = (char *)(instanceName ? instanceName : "?");
-    tmp.env = env;
-    tmp.logger = logMessage;
-    ERR3(&tmp, "%s: this FMU offers co-simulation only, not %s (use fmi3InstantiateCoSimulation)", call, interface);
-}
-
-FMI3_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
-                                                      fmi3String resourcePath, fmi3Boolean visible,
-                                                      fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
-                                                      fmi3LogMessageCallback logMessage)
-{
-    (void)instantiationToken; (void)resourcePath; (void)visible; (void)loggingOn;
-    refuse_interface(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateModelExchange", "model exchange");
-    return NULL;
-}
-
-FMI3_EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
-    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
-    fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
-    fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lockPreemption,
-    fmi3UnlockPreemptionCallback unlockPreemption)
-{
-    (void)instantiationToken; (void)resourcePath; (void)visible; (void)loggingOn;
-    (void)clockUpdate; (void)lockPreemption; (void)unlockPreemption;
-    refuse_interface(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateScheduledExecution",
-                     "scheduled execution");
-    return NULL;
-}
-
 FMI3_EXPORT void fmi3FreeInstance(fmi3Instance c)
 {
     Instance3 *inst = c;
@@ -333,38 +299,6 @@ FMI3_EXPORT void fmi3FreeInstance(fmi3Instance c)
         py_leave(inst->py, g);
     }
     free_instance_memory(inst);
-}
-
-FMI3_EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance c, fmi3Boolean loggingOn, size_t nCategories,
-                                           const fmi3String categories[])
-{
-    Instance3 *inst = checked3(c, "fmi3SetDebugLogging", S3_ANY);
-    if (!inst)
-        return fmi3Error;
-    if (nCategories > MAX_CATEGORIES3 || (nCategories > 0 && !categories)) {
-        ERR3(inst, "fmi3SetDebugLogging: nCategories = %zu with categories %s (at most %d)", nCategories,
-             categories ? "given" : "NULL", MAX_CATEGORIES3);
-        return fmi3Error;
-    }
-    fmi3Status status = fmi3OK;
-    PyGILState_STATE g = enter3(inst);
-    PyObject *known = inst->py->Object_GetAttrString(inst->slave, "log_categories");
-    inst->py->Err_Clear();
-    for (int i = 0; i < inst->n_categories; ++i)
-        free(inst->categories[i]);
-    inst->n_categories = 0;
-    for (size_t i = 0; i < nCategories; ++i) {
-        if (!categories[i] || (known && !inst->py->Mapping_HasKeyString(known, categories[i]))) {
-            ERR3(inst, "fmi3SetDebugLogging: unknown log category %s", categories[i] ? categories[i] : "NULL");
-            status = fmi3Error;
-            continue;
-        }
-        inst->categories[inst->n_categories++] = strdup(categories[i]);
-    }
-    inst->py->DecRef(known);
-    leave3(inst, g);
-    inst->logging_on = loggingOn;
-    return status;
 }
 
 /* ---- the co-simulation state machine ---------------------------------------------------------- */

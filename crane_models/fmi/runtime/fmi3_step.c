@@ -1,7 +1,7 @@
 /* The FMI 3.0 runtime: fmi3DoStep, the directional derivative (the slave's, as in the FMI 2.0 runtime) and
  * every FMI 3.0 function this co-simulation FMU does not offer -- model exchange, scheduled execution,
- * events, clocks, configuration mode, adjoint and output derivatives, variable dependencies -- each an
- * fmi3Error with a message naming the call. See fmi3_runtime.c and docs/fmi-runtime.md. */
+ * events, clocks, configuration mode, adjoint and output derivatives, variable dependencies, Binary and
+ * Clock variables -- each an fmi3Error (NULL for the instantiations) with a message naming the call. See fmi3_runtime.c and docs/fmi-runtime.md. */
 #define _GNU_SOURCE
 #include "fmi3_runtime.h"
 
@@ -266,7 +266,80 @@ FMI3_EXPORT fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueRefer
     return unsupported(c, "fmi3ActivateModelPartition", "this FMU offers no scheduled execution");
 }
 
+/* Binary and Clock variables: pythonfmu3 has neither, so any value reference is refused by the check
+ * (it names the variable's real type); none asked for is OK. */
+FMI3_EXPORT fmi3Status fmi3GetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
+                                     fmi3Binary values[], size_t nValues)
+{
+    Instance3 *inst = checked3(c, "fmi3GetBinary", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3GetBinary", T_BINARY, vr, nvr, values, nValues))
+        return fmi3Error;
+    (void)valueSizes;
+    return fmi3OK; /* nvr = 0: nothing asked */
+}
+
+FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
+{
+    Instance3 *inst = checked3(c, "fmi3GetClock", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3GetClock", T_CLOCK, vr, nvr, values, nvr))
+        return fmi3Error;
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                     const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
+{
+    (void)valueSizes;
+    Instance3 *inst = checked3(c, "fmi3SetBinary", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3SetBinary", T_BINARY, vr, nvr, values, nValues))
+        return fmi3Error;
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
+{
+    Instance3 *inst = checked3(c, "fmi3SetClock", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3SetClock", T_CLOCK, vr, nvr, values, nvr))
+        return fmi3Error;
+    return fmi3OK;
+}
+
 /* model exchange */
+/* Model exchange and scheduled execution: this FMU declares co-simulation only. */
+static void refuse_interface(fmi3String instanceName, fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage,
+                             const char *call, const char *interface)
+{
+    Instance3 tmp = {0};
+    tmp.name = (char *)(instanceName ? instanceName : "?");
+    tmp.env = env;
+    tmp.logger = logMessage;
+    ERR3(&tmp, "%s: this FMU offers co-simulation only, not %s (use fmi3InstantiateCoSimulation)", call, interface);
+}
+
+FMI3_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
+                                                      fmi3String resourcePath, fmi3Boolean visible,
+                                                      fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
+                                                      fmi3LogMessageCallback logMessage)
+{
+    (void)instantiationToken; (void)resourcePath; (void)visible; (void)loggingOn;
+    refuse_interface(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateModelExchange", "model exchange");
+    return NULL;
+}
+
+FMI3_EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
+    fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+    fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lockPreemption,
+    fmi3UnlockPreemptionCallback unlockPreemption)
+{
+    (void)instantiationToken; (void)resourcePath; (void)visible; (void)loggingOn;
+    (void)clockUpdate; (void)lockPreemption; (void)unlockPreemption;
+    refuse_interface(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateScheduledExecution",
+                     "scheduled execution");
+    return NULL;
+}
+
+
 FMI3_EXPORT fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c)
 {
     return unsupported(c, "fmi3EnterContinuousTimeMode", NO_ME);

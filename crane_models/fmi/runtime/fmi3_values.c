@@ -2,8 +2,8 @@
  *
  * Every value reference is checked against the table built at instantiate (type, causality, variability)
  * before the slave is called, so a wrong call is an fmi3Error naming the call and the variable and the
- * slave never sees it. The FMI 3.0 types without a pythonfmu3 class (Float32, Int8, ..., Binary, Clock)
- * go through the same check: no variable has them, so any value reference is refused. Array variables
+ * slave never sees it. The FMI 3.0 types without a pythonfmu3 class (Float32, Int8, ...; Binary and Clock
+ * in fmi3_step.c) go through the same check: no variable has them, so any value reference is refused. Array variables
  * (pythonfmu3 `dimensions`) are not offered: nValues must equal nvr. */
 #define _POSIX_C_SOURCE 200809L
 #include "fmi3_runtime.h"
@@ -307,24 +307,6 @@ GETTER(UInt16, fmi3UInt16, T_UINT16, "get_uint16", NULL)
 GETTER(UInt32, fmi3UInt32, T_UINT32, "get_uint32", NULL)
 #undef GETTER
 
-FMI3_EXPORT fmi3Status fmi3GetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
-                                     fmi3Binary values[], size_t nValues)
-{
-    Instance3 *inst = checked3(c, "fmi3GetBinary", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3GetBinary", T_BINARY, vr, nvr, values, nValues))
-        return fmi3Error;
-    (void)valueSizes;
-    return fmi3OK; /* nvr = 0: nothing asked */
-}
-
-FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
-{
-    Instance3 *inst = checked3(c, "fmi3GetClock", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3GetClock", T_CLOCK, vr, nvr, values, nvr))
-        return fmi3Error;
-    return fmi3OK;
-}
-
 /* ---- set ------------------------------------------------------------------------------------------ */
 
 /* A new Python object for value i (NULL with an error logged or pending). */
@@ -419,21 +401,3 @@ SETTER(Int16, fmi3Int16, T_INT16, "set_int16", NULL)
 SETTER(UInt16, fmi3UInt16, T_UINT16, "set_uint16", NULL)
 SETTER(UInt32, fmi3UInt32, T_UINT32, "set_uint32", NULL)
 #undef SETTER
-
-FMI3_EXPORT fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
-                                     const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
-{
-    (void)valueSizes;
-    Instance3 *inst = checked3(c, "fmi3SetBinary", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3SetBinary", T_BINARY, vr, nvr, values, nValues))
-        return fmi3Error;
-    return fmi3OK;
-}
-
-FMI3_EXPORT fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
-{
-    Instance3 *inst = checked3(c, "fmi3SetClock", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3SetClock", T_CLOCK, vr, nvr, values, nvr))
-        return fmi3Error;
-    return fmi3OK;
-}
