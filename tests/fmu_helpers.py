@@ -21,6 +21,17 @@ def build_fmus(tmp_path_factory) -> Path:
     return _BUILT["dir"]
 
 
+def build_fmi3_fmus(tmp_path_factory) -> Path:
+    """Every FMU built once per test process as FMI 3.0, exactly as ``crane-cosim build --fmi 3`` does."""
+    if "fmi3" not in _BUILT:
+        from crane_models.fmi.build import build_all
+
+        out = tmp_path_factory.mktemp("fmus3")
+        build_all(out, fmi_version=3)
+        _BUILT["fmi3"] = out
+    return _BUILT["fmi3"]
+
+
 class Slave:
     """The shared :class:`crane_models.fmi.instance.FmuInstance` with the error-handling tests' API: setup
     at construction, ``init(**params)``, raw ``setReal`` by name for Real variables (a test may send NaN

@@ -1,5 +1,6 @@
-"""Issue 5, item 7: the same fmu_src slaves exported as FMI 3.0 co-simulation FMUs (pythonfmu3) run in
-fmpy and give the FMI 2.0 results. Both run the same Python code on the same inputs, so they must agree
+"""Issue 5, item 7: the same fmu_src slaves exported as FMI 3.0 co-simulation FMUs (pythonfmu3 slaves on the
+project's FMI 3.0 runtime, fmi/runtime/fmi3_*.c) run in fmpy and give the FMI 2.0 results (the FMI 2.0
+runtime's). Both run the same Python code on the same inputs, so they must agree
 to round-off (1e-9 of each output's range)."""
 import pytest
 

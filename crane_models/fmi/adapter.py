@@ -4,12 +4,13 @@ An FMU is described by an :class:`FmuSpec` (pure data: variables with units and 
 that builds the model from parameter values). :class:`SlaveAdapter` registers those variables on a
 ``pythonfmu.Fmi2Slave`` and implements the FMI calls.
 
-Errors: under the project's own FMI runtime (``fmi/runtime``, which marks the slave with
+Errors: under the project's own FMI runtimes (``fmi/runtime``, FMI 2.0 and 3.0, which mark the slave with
 ``_fmi_runtime = "crane-cosim"``) a call with bad arguments or in a bad state raises :class:`FmiCallError`
-and the runtime returns ``fmi2Error`` with the message; a step the integrator could not complete returns
-``False`` (``fmi2Discard``), the state left at the start of the step. Under pythonfmu's own binaries (FMI
-3.0) an escaping exception would become ``fmiFatal`` and destroy the instance, so there the same failures
-are only logged with status Error. Either way the outputs keep their last finite values.
+and the runtime returns ``fmi2Error``/``fmi3Error`` with the message; a step the integrator could not
+complete returns ``False`` (``fmi2Discard``/``fmi3Discard``), the state left at the start of the step. Under
+pythonfmu's own binaries (an FMU built without a C compiler) an escaping exception would become ``fmiFatal``
+and destroy the instance, so there the same failures are only logged with status Error. Either way the
+outputs keep their last finite values.
 """
 from __future__ import annotations
 

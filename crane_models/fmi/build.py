@@ -158,12 +158,27 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
     replace = model_binaries(binaries or {}, fmu_path.stem, fmi_version)
-    if fmi_version == 2:
-        replace.update(runtime_entries(fmu_path.stem, script.stem, replace))
+    replace.update(runtime_entries(fmu_path.stem, script.stem, replace, fmi_version))
     runtime = any(name.endswith(f"/{fmu_path.stem}.so") for name in replace)  # pythonfmu's binary has no derivatives
-    complete = (lambda xml: complete_model_description(xml, spec, __version__, runtime)) if fmi_version == 2 else None
+    if fmi_version == 2:
+        complete = lambda xml: complete_model_description(xml, spec, __version__, runtime)  # noqa: E731
+    else:
+        complete = lambda xml: complete_fmi3_model_description(xml, runtime)  # noqa: E731
     make_reproducible(fmu_path, complete, replace)
     return fmu_path
+
+
+def complete_fmi3_model_description(xml_text: bytes, runtime: bool) -> bytes:
+    """pythonfmu3's model description with what the project's FMI 3.0 runtime offers: any communication step
+    size (the adapter steps to each host point; pythonfmu3 0.3.4 writes false there by mistake) and, with the
+    runtime inside, ``fmi3GetDirectionalDerivative`` (fmi/derivatives.py)."""
+    root = ET.fromstring(xml_text)
+    cs = root.find("CoSimulation")
+    cs.set("canHandleVariableCommunicationStepSize", "true")
+    if runtime:
+        cs.set("providesDirectionalDerivatives", "true")
+    ET.indent(root)
+    return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
 def runtime_cache_dir() -> Path:
@@ -171,28 +186,40 @@ def runtime_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crane-cosim" / "runtime"
 
 
-def fmi2_runtime_binary() -> Optional[Path]:
-    """The project's FMI 2.0 runtime (fmi/runtime) for this machine, compiled once per source hash, or None
-    with a warning when there is no C compiler: the FMUs then keep pythonfmu's binary."""
+def runtime_binary(fmi_version: int = 2) -> Optional[Path]:
+    """The project's FMI 2.0 or FMI 3.0 runtime (fmi/runtime) for this machine,
+    compiled once per source hash, or None with a warning when there is no C compiler: the FMUs then keep
+    pythonfmu's (pythonfmu3's) binary."""
     from .runtime import compile_runtime, find_c_compiler
 
     if find_c_compiler() is None:
         warnings.warn("no C compiler found: the FMUs keep pythonfmu's binary, which native hosts cannot load "
                       "without LD_PRELOAD of libpython (docs/fmi-runtime.md)", stacklevel=3)
         return None
-    return compile_runtime(runtime_cache_dir())
+    return compile_runtime(runtime_cache_dir(), fmi_version=fmi_version)
 
 
-def runtime_entries(model_identifier: str, slave_module: str, placed: dict) -> dict:
-    """{entry: file or bytes} that put the project's runtime into an FMI 2.0 FMU: its record in
-    ``resources/`` and, unless ``placed`` already holds a cross-built one, this machine's runtime as the
-    linux64 binary (replacing pythonfmu's)."""
+def fmi2_runtime_binary() -> Optional[Path]:
+    """The project's FMI 2.0 runtime for this machine (see :func:`runtime_binary`)."""
+    return runtime_binary(2)
+
+
+def fmi3_runtime_binary() -> Optional[Path]:
+    """The project's FMI 3.0 runtime for this machine (see :func:`runtime_binary`)."""
+    return runtime_binary(3)
+
+
+def runtime_entries(model_identifier: str, slave_module: str, placed: dict, fmi_version: int = 2) -> dict:
+    """{entry: file or bytes} that put the project's runtime into an FMU: its record in ``resources/`` and,
+    unless ``placed`` already holds a cross-built one, this machine's runtime as the Linux binary
+    (``binaries/linux64`` for FMI 2.0, ``binaries/x86_64-linux`` for FMI 3.0), replacing pythonfmu's."""
     from .runtime import RECORD_NAME, runtime_record
 
-    binary = f"binaries/linux64/{model_identifier}.so"
+    folder = "linux64" if fmi_version == 2 else "x86_64-linux"
+    binary = f"binaries/{folder}/{model_identifier}.so"
     entries = {f"resources/{RECORD_NAME}": runtime_record(slave_module, model_identifier).encode()}
     if binary not in placed and sys.platform.startswith("linux"):
-        runtime = fmi2_runtime_binary()
+        runtime = runtime_binary(fmi_version)
         if runtime is None:
             return {}
         entries[binary] = runtime
@@ -269,6 +296,17 @@ def _identify_model_description(xml_text: bytes, entries: dict) -> bytes:
     return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
+# The FMI 3.0 runtime's copy of the instantiation token: hosts need not unpack modelDescription.xml (fmpy's
+# simulate_fmu extracts only binaries/ and resources/), and the runtime checks the host's token against it.
+TOKEN_ENTRY = "resources/crane_cosim_token.txt"
+
+
+def _record_name() -> str:
+    from .runtime import RECORD_NAME
+
+    return RECORD_NAME
+
+
 def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None) -> None:
     """Rewrite the FMU so that identical content gives identical bytes: entries sorted by name, fixed time
     stamps and permissions, a fixed compression level, the GUID from the content (:func:`content_guid`).
@@ -281,7 +319,11 @@ def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None
     xml_text = entries.pop("modelDescription.xml")
     if complete is not None:
         xml_text = complete(xml_text)
+    entries.pop(TOKEN_ENTRY, None)  # a copy of the token, not content: the token must not depend on itself
     entries["modelDescription.xml"] = _identify_model_description(xml_text, entries)
+    root = ET.fromstring(entries["modelDescription.xml"])
+    if "instantiationToken" in root.attrib and f"resources/{_record_name()}" in entries:
+        entries[TOKEN_ENTRY] = root.get("instantiationToken").encode()
     tmp_path = fmu_path.with_suffix(".tmp")
     with zipfile.ZipFile(tmp_path, "w") as zout:
         for name in sorted(entries):
@@ -321,10 +363,11 @@ def build_inputs_sha256(name: str, fmi_version: int, binaries: dict) -> str:
             continue
         digest.update(str(path.relative_to(src_pkg)).encode() + b"\0" + path.read_bytes())
     digest.update(slave_source(name, "crane_models", fmi_version).encode())
-    if fmi_version == 2:  # the runtime's record names this machine's Python: another venv, another FMU
-        from .runtime import runtime_record
+    # the runtime's record names this machine's Python (another venv, another FMU), and its sources are
+    # part of the package hashed above
+    from .runtime import runtime_record
 
-        digest.update(runtime_record("", name).encode())
+    digest.update(runtime_record("", name).encode())
     for key in sorted(binaries):
         digest.update(repr(key).encode() + Path(binaries[key]).read_bytes())
     return digest.hexdigest()

@@ -1,4 +1,4 @@
-"""The plain C host (``fmi2_host.c``) for tests and benchmarks: compile it, write call scripts for it,
+"""The plain C hosts (``fmi2_host.c``, ``fmi3_host.c``) for tests and benchmarks: compile it, write call scripts for it,
 run it on an extracted FMU in a clean environment (``env -i``: no LD_PRELOAD, PYTHONPATH or PATH)."""
 from __future__ import annotations
 
@@ -19,10 +19,12 @@ def c_compiler() -> Optional[str]:
     return None
 
 
-def compile_host(out_dir: Path) -> Path:
-    exe = Path(out_dir) / "fmi2_host"
+def compile_host(out_dir: Path, fmi_version: int = 2) -> Path:
+    """``fmi2_host.c`` (or, with ``fmi_version=3``, ``fmi3_host.c``) compiled into ``out_dir``."""
+    name = f"fmi{fmi_version}_host"
+    exe = Path(out_dir) / name
     if not exe.exists():
-        subprocess.run([c_compiler(), "-std=c99", "-O2", "-Wall", "-o", str(exe), str(HERE / "fmi2_host.c"),
+        subprocess.run([c_compiler(), "-std=c99", "-O2", "-Wall", "-o", str(exe), str(HERE / f"{name}.c"),
                         "-ldl", "-lpthread"], check=True, capture_output=True, text=True)
     return exe
 

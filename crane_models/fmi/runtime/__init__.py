@@ -1,4 +1,4 @@
-"""The project's FMI 2.0 co-simulation runtime: C sources, how to compile them, and the record the
+"""The project's FMI 2.0 and FMI 3.0 co-simulation runtimes: C sources, how to compile them, and the record the
 FMU carries so the runtime finds a Python (docs/fmi-runtime.md).
 
 The C sources and compiler flags live here once; :func:`compile_runtime` builds them with any C compiler
@@ -19,6 +19,9 @@ from typing import Optional, Sequence
 HERE = Path(__file__).resolve().parent
 SOURCES = ("fmi2_runtime.c", "fmi2_log.c", "fmi2_step.c", "fmi2_values.c", "fmi2_states.c", "pyapi.c")
 HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h")
+# The FMI 3.0 runtime: its own API files, the same Python loader (pyapi.c).
+FMI3_SOURCES = ("fmi3_runtime.c", "fmi3_log.c", "fmi3_step.c", "fmi3_values.c", "fmi3_states.c", "pyapi.c")
+FMI3_HEADERS = ("fmi3_abi.h", "pyapi.h", "fmi3_runtime.h")
 # Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
 CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
           "-Wno-format-truncation")
@@ -38,18 +41,23 @@ def find_c_compiler() -> Optional[str]:
     return None
 
 
-def source_hash(cc: str, flags: Sequence[str] = CFLAGS) -> str:
+def _files(fmi_version: int) -> tuple:
+    return FMI3_SOURCES + FMI3_HEADERS if fmi_version == 3 else SOURCES + HEADERS
+
+
+def source_hash(cc: str, flags: Sequence[str] = CFLAGS, fmi_version: int = 2) -> str:
     """Hash of everything that determines the binary: sources, headers, flags and the compiler's path."""
     h = hashlib.sha256()
-    for name in SOURCES + HEADERS:
+    for name in _files(fmi_version):
         h.update(name.encode() + b"\0" + (HERE / name).read_bytes())
     h.update("\0".join((cc, *flags, *LIBS)).encode())
     return h.hexdigest()[:16]
 
 
 def compile_runtime(cache_dir: Path, cc: Optional[str] = None, flags: Sequence[str] = CFLAGS,
-                    suffix: str = ".so") -> Path:
-    """Compile the runtime into ``cache_dir/crane_fmi2_<hash><suffix>`` unless that file exists already.
+                    suffix: str = ".so", fmi_version: int = 2) -> Path:
+    """Compile the runtime into ``cache_dir/crane_fmi<fmi_version>_<hash><suffix>`` unless that file exists
+    already (``fmi_version`` 2: the FMI 2.0 runtime, 3: the FMI 3.0 one).
 
     Raises :class:`RuntimeBuildError` with the compiler's message when compilation fails, and
     FileNotFoundError when there is no compiler."""
@@ -58,11 +66,12 @@ def compile_runtime(cache_dir: Path, cc: Optional[str] = None, flags: Sequence[s
         raise FileNotFoundError("no C compiler found (tried $CC, cc, gcc, clang)")
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    out = cache_dir / f"crane_fmi2_{source_hash(cc, flags)}{suffix}"
+    out = cache_dir / f"crane_fmi{fmi_version}_{source_hash(cc, flags, fmi_version)}{suffix}"
     if out.exists():
         return out
     tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
-    cmd = [cc, *flags, "-o", str(tmp), *(str(HERE / s) for s in SOURCES), *LIBS]
+    sources = FMI3_SOURCES if fmi_version == 3 else SOURCES
+    cmd = [cc, *flags, "-o", str(tmp), *(str(HERE / s) for s in sources), *LIBS]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeBuildError(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")

@@ -1,0 +1,394 @@
+/* The FMI 3.0 runtime: fmi3DoStep, the directional derivative (the slave's, as in the FMI 2.0 runtime) and
+ * every FMI 3.0 function this co-simulation FMU does not offer -- model exchange, scheduled execution,
+ * events, clocks, configuration mode, adjoint and output derivatives, variable dependencies, Binary and
+ * Clock variables -- each an fmi3Error (NULL for the instantiations) with a message naming the call. See fmi3_runtime.c and docs/fmi-runtime.md. */
+#define _GNU_SOURCE
+#include "fmi3_runtime.h"
+
+#include <math.h>
+#include <stddef.h>
+
+/* The slave's do_step result: a bool (pythonfmu3's CoSimulation, this project's slaves) or an object with
+ * `status` (an Fmi3Status) and optionally `terminateSimulation` (pythonfmu3's Fmi3StepResult). GIL held;
+ * -1 when the result is neither. */
+static int step_outcome(Instance3 *inst, PyObject *r, fmi3Status *status, int *terminate)
+{
+    const PyApi *py = inst->py;
+    PyObject *st = py->Object_GetAttrString(r, "status");
+    *terminate = 0;
+    if (!st) {
+        py->Err_Clear();
+        int done = py->Object_IsTrue(r);
+        if (done < 0)
+            return -1;
+        *status = done ? fmi3OK : fmi3Discard;
+        return 0;
+    }
+    long s = py->Long_AsLong(st);
+    py->DecRef(st);
+    if (s < fmi3OK || s > fmi3Fatal) {
+        py->Err_Clear();
+        return -1;
+    }
+    PyObject *term = py->Object_GetAttrString(r, "terminateSimulation");
+    *terminate = term ? py->Object_IsTrue(term) > 0 : 0;
+    py->DecRef(term);
+    py->Err_Clear();
+    *status = s == fmi3Fatal ? fmi3Error : (fmi3Status)s; /* the instance always stays usable: see docs */
+    return 0;
+}
+
+FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicationPoint,
+                                  fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                  fmi3Boolean *eventHandlingNeeded, fmi3Boolean *terminateSimulation,
+                                  fmi3Boolean *earlyReturn, fmi3Float64 *lastSuccessfulTime)
+{
+    (void)noSetFMUStatePriorToCurrentPoint;
+    const char *call = "fmi3DoStep";
+    Instance3 *inst = checked3(c, call, S3_STEP);
+    if (!inst)
+        return fmi3Error;
+    if (!eventHandlingNeeded || !terminateSimulation || !earlyReturn || !lastSuccessfulTime) {
+        ERR3(inst, "%s: eventHandlingNeeded, terminateSimulation, earlyReturn and lastSuccessfulTime must point to "
+                   "the host's variables (one is NULL)", call);
+        return fmi3Error;
+    }
+    /* No events, never early: the outputs are set before anything can fail. */
+    *eventHandlingNeeded = false;
+    *terminateSimulation = false;
+    *earlyReturn = false;
+    *lastSuccessfulTime = inst->time;
+    if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) || !(communicationStepSize > 0.0)) {
+        ERR3(inst, "%s: communicationStepSize = %g s must be finite and > 0 and currentCommunicationPoint = %g s "
+                   "finite", call, communicationStepSize, currentCommunicationPoint);
+        return fmi3Error;
+    }
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter3(inst);
+    PyObject *args = py->Tuple_New(2);
+    py->Tuple_SetItem(args, 0, py->Float_FromDouble(currentCommunicationPoint));
+    py->Tuple_SetItem(args, 1, py->Float_FromDouble(communicationStepSize));
+    PyObject *r = call_slave3(inst, call, "do_step", args);
+    fmi3Status status = fmi3Error;
+    int terminate = 0;
+    if (r && step_outcome(inst, r, &status, &terminate) < 0) {
+        py->Err_Clear();
+        ERR3(inst, "%s: slave.do_step returned neither a bool nor an object with an Fmi3Status `status`", call);
+        status = fmi3Error;
+    }
+    py->DecRef(r);
+    leave3(inst, g);
+    if (status == fmi3OK || status == fmi3Warning)
+        inst->time = currentCommunicationPoint + communicationStepSize;
+    /* After OK the step reached its end; after Discard the slave left its state at the step's start. */
+    *lastSuccessfulTime = (status <= fmi3Warning) ? inst->time : currentCommunicationPoint;
+    *terminateSimulation = terminate != 0;
+    return status;
+}
+
+/* sensitivity = (d unknowns / d knowns) seed at the current state, from the slave's
+ * get_directional_derivative(unknowns, knowns, seed) (FMI 3.0, section 2.2.11; scalar Float64 variables,
+ * checked here). A slave without that method answers fmi3Error, naming it. */
+FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(fmi3Instance c, const fmi3ValueReference unknowns[], size_t nUnknowns,
+                                                    const fmi3ValueReference knowns[], size_t nKnowns,
+                                                    const fmi3Float64 seed[], size_t nSeed,
+                                                    fmi3Float64 sensitivity[], size_t nSensitivity)
+{
+    const char *call = "fmi3GetDirectionalDerivative";
+    Instance3 *inst = checked3(c, call, S3_INIT | S3_STEP);
+    if (!inst || !check_refs3(inst, call, T_FLOAT64, unknowns, nUnknowns, sensitivity, nSensitivity) ||
+        !check_refs3(inst, call, T_FLOAT64, knowns, nKnowns, seed, nSeed))
+        return fmi3Error;
+    if (nUnknowns == 0)
+        return fmi3OK;
+    const PyApi *py = inst->py;
+    PyGILState_STATE g = enter3(inst);
+    PyObject *s = py->List_New((Py_ssize_t)nKnowns);
+    for (size_t i = 0; s && i < nKnowns; ++i)
+        py->List_SetItem(s, (Py_ssize_t)i, py->Float_FromDouble(seed[i]));
+    PyObject *args = py->Tuple_New(3);
+    py->Tuple_SetItem(args, 0, vr_list3(py, unknowns, nUnknowns));
+    py->Tuple_SetItem(args, 1, vr_list3(py, knowns, nKnowns));
+    py->Tuple_SetItem(args, 2, s);
+    PyObject *result = call_slave3(inst, call, "get_directional_derivative", args);
+    int ok = result != NULL;
+    if (ok && py->Sequence_Size(result) != (Py_ssize_t)nUnknowns) {
+        py->Err_Clear();
+        ERR3(inst, "%s: the slave returned %zd values for %zu unknowns", call, py->Sequence_Size(result), nUnknowns);
+        ok = 0;
+    }
+    for (size_t i = 0; ok && i < nUnknowns; ++i) {
+        PyObject *item = py->Sequence_GetItem(result, (Py_ssize_t)i);
+        double x = item ? py->Float_AsDouble(item) : -1.0;
+        ok = item && !(x == -1.0 && py->Err_Occurred());
+        py->DecRef(item);
+        if (ok) {
+            sensitivity[i] = x;
+        } else {
+            py->Err_Clear();
+            ERR3(inst, "%s: derivative %zu from the slave is not a number", call, i);
+        }
+    }
+    py->DecRef(result);
+    leave3(inst, g);
+    return ok ? fmi3OK : fmi3Error;
+}
+
+/* ---- what this FMU does not offer (capability flags false or absent in modelDescription.xml) ---------- */
+
+/* fmi3Error with "<call>: not supported (<why>)" when c is one of this runtime's instances. */
+static fmi3Status unsupported(fmi3Instance c, const char *call, const char *why)
+{
+    Instance3 *inst = checked3(c, call, S3_ANY);
+    if (inst)
+        ERR3(inst, "%s: not supported (%s)", call, why);
+    return fmi3Error;
+}
+
+#define NO_EVENTS "this co-simulation FMU has no event mode: hasEventMode is false and eventModeUsed must be false"
+#define NO_ME "this FMU offers co-simulation only, no model exchange"
+#define NO_CLOCKS "this FMU has no clocks"
+
+FMI3_EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance c) { return unsupported(c, "fmi3EnterEventMode", NO_EVENTS); }
+FMI3_EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance c)
+{
+    return unsupported(c, "fmi3EnterStepMode", "allowed in Event Mode only, which this FMU never enters; it is in "
+                                               "Step Mode from fmi3ExitInitializationMode on");
+}
+FMI3_EXPORT fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance c)
+{
+    return unsupported(c, "fmi3EvaluateDiscreteStates", NO_EVENTS);
+}
+FMI3_EXPORT fmi3Status fmi3UpdateDiscreteStates(fmi3Instance c, fmi3Boolean *discreteStatesNeedUpdate,
+                                                fmi3Boolean *terminateSimulation,
+                                                fmi3Boolean *nominalsOfContinuousStatesChanged,
+                                                fmi3Boolean *valuesOfContinuousStatesChanged,
+                                                fmi3Boolean *nextEventTimeDefined, fmi3Float64 *nextEventTime)
+{
+    (void)discreteStatesNeedUpdate; (void)terminateSimulation; (void)nominalsOfContinuousStatesChanged;
+    (void)valuesOfContinuousStatesChanged; (void)nextEventTimeDefined; (void)nextEventTime;
+    return unsupported(c, "fmi3UpdateDiscreteStates", NO_EVENTS);
+}
+FMI3_EXPORT fmi3Status fmi3EnterConfigurationMode(fmi3Instance c)
+{
+    return unsupported(c, "fmi3EnterConfigurationMode", "this FMU has no structural parameters");
+}
+FMI3_EXPORT fmi3Status fmi3ExitConfigurationMode(fmi3Instance c)
+{
+    return unsupported(c, "fmi3ExitConfigurationMode", "this FMU has no structural parameters");
+}
+FMI3_EXPORT fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance c, fmi3ValueReference valueReference,
+                                                           size_t *nDependencies)
+{
+    (void)valueReference; (void)nDependencies;
+    return unsupported(c, "fmi3GetNumberOfVariableDependencies", "providesPerElementDependencies is false");
+}
+FMI3_EXPORT fmi3Status fmi3GetVariableDependencies(fmi3Instance c, fmi3ValueReference dependent,
+                                                   size_t elementIndicesOfDependent[], fmi3ValueReference independents[],
+                                                   size_t elementIndicesOfIndependents[],
+                                                   fmi3DependencyKind dependencyKinds[], size_t nDependencies)
+{
+    (void)dependent; (void)elementIndicesOfDependent; (void)independents; (void)elementIndicesOfIndependents;
+    (void)dependencyKinds; (void)nDependencies;
+    return unsupported(c, "fmi3GetVariableDependencies", "providesPerElementDependencies is false");
+}
+FMI3_EXPORT fmi3Status fmi3GetAdjointDerivative(fmi3Instance c, const fmi3ValueReference unknowns[], size_t nUnknowns,
+                                                const fmi3ValueReference knowns[], size_t nKnowns,
+                                                const fmi3Float64 seed[], size_t nSeed, fmi3Float64 sensitivity[],
+                                                size_t nSensitivity)
+{
+    (void)unknowns; (void)nUnknowns; (void)knowns; (void)nKnowns; (void)seed; (void)nSeed; (void)sensitivity;
+    (void)nSensitivity;
+    return unsupported(c, "fmi3GetAdjointDerivative", "providesAdjointDerivatives is false");
+}
+FMI3_EXPORT fmi3Status fmi3GetOutputDerivatives(fmi3Instance c, const fmi3ValueReference valueReferences[],
+                                                size_t nValueReferences, const fmi3Int32 orders[],
+                                                fmi3Float64 values[], size_t nValues)
+{
+    (void)valueReferences; (void)nValueReferences; (void)orders; (void)values; (void)nValues;
+    return unsupported(c, "fmi3GetOutputDerivatives", "maxOutputDerivativeOrder is 0");
+}
+
+/* clocks (scheduled execution and event mode) */
+FMI3_EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                              fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[])
+{
+    (void)vr; (void)nvr; (void)intervals; (void)qualifiers;
+    return unsupported(c, "fmi3GetIntervalDecimal", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3GetIntervalFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                               fmi3UInt64 counters[], fmi3UInt64 resolutions[],
+                                               fmi3IntervalQualifier qualifiers[])
+{
+    (void)vr; (void)nvr; (void)counters; (void)resolutions; (void)qualifiers;
+    return unsupported(c, "fmi3GetIntervalFraction", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3GetShiftDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                           fmi3Float64 shifts[])
+{
+    (void)vr; (void)nvr; (void)shifts;
+    return unsupported(c, "fmi3GetShiftDecimal", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3GetShiftFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                            fmi3UInt64 counters[], fmi3UInt64 resolutions[])
+{
+    (void)vr; (void)nvr; (void)counters; (void)resolutions;
+    return unsupported(c, "fmi3GetShiftFraction", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3SetIntervalDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                              const fmi3Float64 intervals[])
+{
+    (void)vr; (void)nvr; (void)intervals;
+    return unsupported(c, "fmi3SetIntervalDecimal", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3SetIntervalFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                               const fmi3UInt64 counters[], const fmi3UInt64 resolutions[])
+{
+    (void)vr; (void)nvr; (void)counters; (void)resolutions;
+    return unsupported(c, "fmi3SetIntervalFraction", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3SetShiftDecimal(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                           const fmi3Float64 shifts[])
+{
+    (void)vr; (void)nvr; (void)shifts;
+    return unsupported(c, "fmi3SetShiftDecimal", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3SetShiftFraction(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                            const fmi3UInt64 counters[], const fmi3UInt64 resolutions[])
+{
+    (void)vr; (void)nvr; (void)counters; (void)resolutions;
+    return unsupported(c, "fmi3SetShiftFraction", NO_CLOCKS);
+}
+FMI3_EXPORT fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueReference clockReference,
+                                                  fmi3Float64 activationTime)
+{
+    (void)clockReference; (void)activationTime;
+    return unsupported(c, "fmi3ActivateModelPartition", "this FMU offers no scheduled execution");
+}
+
+/* Binary and Clock variables: pythonfmu3 has neither, so any value reference is refused by the check
+ * (it names the variable's real type); none asked for is OK. */
+FMI3_EXPORT fmi3Status fmi3GetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
+                                     fmi3Binary values[], size_t nValues)
+{
+    Instance3 *inst = checked3(c, "fmi3GetBinary", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3GetBinary", T_BINARY, vr, nvr, values, nValues))
+        return fmi3Error;
+    (void)valueSizes;
+    return fmi3OK; /* nvr = 0: nothing asked */
+}
+
+FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
+{
+    Instance3 *inst = checked3(c, "fmi3GetClock", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3GetClock", T_CLOCK, vr, nvr, values, nvr))
+        return fmi3Error;
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
+                                     const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
+{
+    (void)valueSizes;
+    Instance3 *inst = checked3(c, "fmi3SetBinary", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3SetBinary", T_BINARY, vr, nvr, values, nValues))
+        return fmi3Error;
+    return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
+{
+    Instance3 *inst = checked3(c, "fmi3SetClock", S3_ANY);
+    if (!inst || !check_refs3(inst, "fmi3SetClock", T_CLOCK, vr, nvr, values, nvr))
+        return fmi3Error;
+    return fmi3OK;
+}
+
+/* model exchange */
+/* Model exchange and scheduled execution: this FMU declares co-simulation only. */
+static void refuse_interface(fmi3String instanceName, fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage,
+                             const char *call, const char *interface)
+{
+    Instance3 tmp = {0};
+    tmp.name = (char *)(instanceName ? instanceName : "?");
+    tmp.env = env;
+    tmp.logger = logMessage;
+    ERR3(&tmp, "%s: this FMU offers co-simulation only, not %s (use fmi3InstantiateCoSimulation)", call, interface);
+}
+
+FMI3_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
+                                                      fmi3String resourcePath, fmi3Boolean visible,
+                                                      fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment,
+                                                      fmi3LogMessageCallback logMessage)
+{
+    (void)instantiationToken; (void)resourcePath; (void)visible; (void)loggingOn;
+    refuse_interface(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateModelExchange", "model exchange");
+    return NULL;
+}
+
+FMI3_EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
+    fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+    fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lockPreemption,
+    fmi3UnlockPreemptionCallback unlockPreemption)
+{
+    (void)instantiationToken; (void)resourcePath; (void)visible; (void)loggingOn;
+    (void)clockUpdate; (void)lockPreemption; (void)unlockPreemption;
+    refuse_interface(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateScheduledExecution",
+                     "scheduled execution");
+    return NULL;
+}
+
+
+FMI3_EXPORT fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance c)
+{
+    return unsupported(c, "fmi3EnterContinuousTimeMode", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3CompletedIntegratorStep(fmi3Instance c, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                                   fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation)
+{
+    (void)noSetFMUStatePriorToCurrentPoint; (void)enterEventMode; (void)terminateSimulation;
+    return unsupported(c, "fmi3CompletedIntegratorStep", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3SetTime(fmi3Instance c, fmi3Float64 time)
+{
+    (void)time;
+    return unsupported(c, "fmi3SetTime", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3SetContinuousStates(fmi3Instance c, const fmi3Float64 continuousStates[],
+                                               size_t nContinuousStates)
+{
+    (void)continuousStates; (void)nContinuousStates;
+    return unsupported(c, "fmi3SetContinuousStates", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance c, fmi3Float64 derivatives[],
+                                                         size_t nContinuousStates)
+{
+    (void)derivatives; (void)nContinuousStates;
+    return unsupported(c, "fmi3GetContinuousStateDerivatives", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3GetEventIndicators(fmi3Instance c, fmi3Float64 eventIndicators[], size_t nEventIndicators)
+{
+    (void)eventIndicators; (void)nEventIndicators;
+    return unsupported(c, "fmi3GetEventIndicators", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3GetContinuousStates(fmi3Instance c, fmi3Float64 continuousStates[], size_t nContinuousStates)
+{
+    (void)continuousStates; (void)nContinuousStates;
+    return unsupported(c, "fmi3GetContinuousStates", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance c, fmi3Float64 nominals[], size_t nContinuousStates)
+{
+    (void)nominals; (void)nContinuousStates;
+    return unsupported(c, "fmi3GetNominalsOfContinuousStates", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance c, size_t *nEventIndicators)
+{
+    (void)nEventIndicators;
+    return unsupported(c, "fmi3GetNumberOfEventIndicators", NO_ME);
+}
+FMI3_EXPORT fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance c, size_t *nContinuousStates)
+{
+    (void)nContinuousStates;
+    return unsupported(c, "fmi3GetNumberOfContinuousStates", NO_ME);
+}
