@@ -285,7 +285,7 @@ static int setup_from_record(const SearchHost *h, const char *record, const char
     memset(setup, 0, sizeof *setup);
     if (record && platform && record_value(record, "platform", 0, entry, sizeof entry) &&
         strcmp(entry, platform) != 0) {
-        snprintf(why, size, "made on %s, this is %s", entry, platform);
+        snprintf(why, size, "made on %.64s, this is %.64s", entry, platform);
         return 0;
     }
     if (!record || !record_value(record, "libpython", 0, setup->lib, sizeof setup->lib)) {
@@ -316,18 +316,27 @@ static int newer_first(const void *a, const void *b)
     return (y->minor > x->minor) - (y->minor < x->minor);
 }
 
+/* 1 when lib is in list already (a registered install found again in its folder). */
+static int listed(const Install *list, int n, const char *lib)
+{
+    for (int i = 0; i < n; ++i)
+        if (strcmp(list[i].lib, lib) == 0)
+            return 1;
+    return 0;
+}
+
 /* Every match of pattern (a library, or with as_prefix a prefix holding one) into list; 3.8 or newer only. */
 static void collect(const SearchHost *h, const char *pattern, int as_prefix, Install *list, int *n)
 {
     char name[1024];
     for (int i = 0; *n < MAX_INSTALLS && h->glob(h->ctx, pattern, i, name, sizeof name); ++i) {
         Install *c = &list[*n];
-        c->minor = minor_version(base_name(h, name));
+        c->minor = minor_version(name); /* the last version in the path: .../Versions/3.X/Python too */
         if (as_prefix ? !library_in_prefix(h, name, c->lib, sizeof c->lib) : !is_file(h, name))
             continue;
         if (!as_prefix)
             snprintf(c->lib, sizeof c->lib, "%s", name);
-        if (c->minor >= 8)
+        if (c->minor >= 8 && !listed(list, *n, c->lib))
             ++*n;
     }
 }
@@ -365,7 +374,8 @@ static int try_installs(const SearchHost *h, TryPython attempt, void *user, char
             if (sscanf(ver, "%d.%d%n", &major, &minor, &used) != 2 || ver[used] || major != 3 || n >= MAX_INSTALLS)
                 continue;
             list[n].minor = minor;
-            if (library_in_prefix(h, install, list[n].lib, sizeof list[n].lib) && minor >= 8)
+            if (library_in_prefix(h, install, list[n].lib, sizeof list[n].lib) && minor >= 8 &&
+                !listed(list, n, list[n].lib))
                 ++n;
         }
         qsort(list + before, (size_t)(n - before), sizeof *list, newer_first);
