@@ -65,35 +65,54 @@ def windows_path(path: Path) -> str:
     return "Z:" + str(path).replace("/", "\\")  # wine maps the Linux root to drive Z:
 
 
-def test_win64_runtime_under_wine_without_python_says_where_it_looked(fmu, tmp_path):
+def zig_windows(source: Path, output: Path, *flags: str) -> Path:
+    done = subprocess.run([*require_zig(), "cc", "-target", platforms.PLATFORMS["x86_64-windows"].zig_target,
+                           "-std=c99", "-O1", *flags, "-o", str(output), str(source)],
+                          capture_output=True, text=True, env=platforms._zig_environment())
+    assert done.returncode == 0, done.stderr
+    return output
+
+
+@pytest.fixture(scope="module")
+def wine(fmu, tmp_path_factory):
+    """run(*options, env=...) -> (exit status, stdout) of the win64 probe host on the FMU's win64 binary, in one
+    fresh wine prefix for the module (its wineserver stopped at the end)."""
+    wine, wineserver = wine_command(), wineserver_command()
+    if wine is None:
+        pytest.skip("needs wine for 64-bit programs (Debian wine64)")
+    folder = tmp_path_factory.mktemp("wine")
+    probe = zig_windows(HERE / "native_host" / "win_probe.c", folder / "win_probe.exe")
+    base = {"WINEPREFIX": str(folder / "prefix"), "WINEDEBUG": "-all", "PATH": "/usr/bin:/bin", "HOME": str(folder)}
+    guid = read_model_description(str(fmu)).guid
+    resources = "file:///" + windows_path(fmu / "resources").replace("\\", "/")
+    dll = windows_path(fmu / "binaries" / "win64" / f"{MODEL}.dll")
+
+    def run(*args: str, env: dict | None = None, program: Path | None = None):
+        command = [*wine, str(program)] if program else [*wine, str(probe), dll, guid, resources]
+        done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=600,
+                              env={**base, **(env or {})})
+        return done.returncode, done.stdout.replace("\r", "") + done.stderr[-2000:]
+
+    run.folder, run.prefix = folder, folder / "prefix"
+    yield run
+    if wineserver:  # the server this module's prefix started, not any other
+        subprocess.run([*wineserver, "-k"], env=base, capture_output=True, timeout=60)
+
+
+def errors(out: str) -> list:
+    return [line[len("log probe 3 logStatusError: "):] for line in out.splitlines()
+            if line.startswith("log probe 3 logStatusError: ")]
+
+
+def test_win64_runtime_under_wine_without_python_says_where_it_looked(wine):
     """fmi2Instantiate with CRANE_COSIM_PYTHON pointing nowhere (and no Python in the fresh wine prefix):
     NULL, with a message naming the variable, the record (made on Linux: skipped), the registry and the
     install folders; twice (a failed search leaves nothing half-done); then fmi2FreeInstance(NULL),
     FreeLibrary and exit 0."""
-    wine, wineserver = wine_command(), wineserver_command()
-    if wine is None:
-        pytest.skip("needs wine for 64-bit programs (Debian wine64)")
-    zig = require_zig()
-    exe = tmp_path / "win_probe.exe"
-    done = subprocess.run([*zig, "cc", "-target", platforms.PLATFORMS["x86_64-windows"].zig_target, "-std=c99",
-                           "-O1", "-o", str(exe), str(HERE / "native_host" / "win_probe.c")],
-                          capture_output=True, text=True, env=platforms._zig_environment())
-    assert done.returncode == 0, done.stderr
-    guid = read_model_description(str(fmu)).guid
-    resources = "file:///" + windows_path(fmu / "resources").replace("\\", "/")
-    dll = windows_path(fmu / "binaries" / "win64" / f"{MODEL}.dll")
-    env = {"WINEPREFIX": str(tmp_path / "wine"), "WINEDEBUG": "-all", "PATH": "/usr/bin:/bin",
-           "HOME": str(tmp_path), "CRANE_COSIM_PYTHON": r"C:\nowhere\python.exe"}
-    try:
-        run = subprocess.run([*wine, str(exe), dll, guid, resources, "2"], capture_output=True, text=True,
-                             timeout=600, env=env)
-    finally:
-        if wineserver:  # the server this test's prefix started, not any other
-            subprocess.run([*wineserver, "-k"], env=env, capture_output=True, timeout=60)
-    out = run.stdout.replace("\r", "")
-    assert run.returncode == 0, out + run.stderr[-2000:]
-    assert out.count("instance NULL\n") == 2 and out.endswith("done\n"), out
-    messages = [line for line in out.splitlines() if line.startswith("log probe 3 logStatusError: ")]
+    status, out = wine("2", env={"CRANE_COSIM_PYTHON": r"C:\nowhere\python.exe"})
+    assert status == 0, out
+    assert out.count("instance NULL\n") == 2 and "\ndone\n" in out, out
+    messages = errors(out)
     assert len(messages) == 2, out
     message = messages[0]
     assert f"fmi2Instantiate: no usable Python for {MODEL}" in message  # the class named by the FMU's record
@@ -104,3 +123,43 @@ def test_win64_runtime_under_wine_without_python_says_where_it_looked(fmu, tmp_p
     assert "%LOCALAPPDATA%\\Programs\\Python\\Python3* (C:\\users\\" in message  # wine's profile folder
     assert message.endswith("Set CRANE_COSIM_PYTHON to a python3X.dll, a python.exe (also of a virtual "
                             "environment) or its folder, with pythonfmu and numpy installed.")
+
+
+def test_win64_runtime_under_wine_loads_a_registered_python_and_keeps_thread_states(wine):
+    """A stand-in python312.dll (tests/native_host/fake_python.c: every function the runtime resolves, failing
+    every import but sys) installed in C:\\FakePython312 and registered as the py launcher does: the runtime
+    finds it in the registry, loads it, initializes it with PYTHONHOME = its folder and PYTHONNOUSERSITE=1
+    (the host's environment unchanged afterwards), creates one thread state per host thread and deletes it
+    when that thread ends (fiber-local callback), and reports the failed import as the slave's error."""
+    install = wine.prefix / "drive_c" / "FakePython312"
+    (install / "Lib").mkdir(parents=True, exist_ok=True)
+    (install / "Lib" / "os.py").write_text("")  # the standard library's landmark: the folder is PYTHONHOME
+    zig_windows(HERE / "native_host" / "fake_python.c", install / "python312.dll", "-shared")
+    key = r"HKCU\Software\Python\PythonCore\3.12"
+    status, out = wine("add", key + r"\InstallPath", "/ve", "/d", r"C:\FakePython312", "/f", program=Path("reg"))
+    assert status == 0, out
+    try:
+        status, out = wine("2", "thread")
+    finally:  # the other tests of the module expect no Python in the prefix
+        wine("delete", key, "/f", program=Path("reg"))
+    assert status == 0 and out.count("instance NULL\n") == 2 and "host PYTHONHOME=unset\n" in out, out
+    first, second = errors(out)
+    assert first.startswith(f"fmi2Instantiate: cannot create ") and "ImportError: fake Python cannot import" in first
+    assert r"PYTHONHOME=C:\FakePython312, PYTHONPATH=unset, PYTHONNOUSERSITE=1" in first
+    # the initializing thread keeps its state (made 1); the first host thread got one (made 2) ...
+    assert first.endswith("thread states made 2, deleted 0)")
+    # ... deleted when that thread ended; the second host thread got a new one
+    assert second.endswith("thread states made 3, deleted 1)")
+
+
+def test_win64_runtime_under_wine_uses_the_python_the_host_runs(wine):
+    """A host that has loaded and initialized a python3X.dll itself: the runtime uses that one (no search,
+    no second initialization), even with CRANE_COSIM_PYTHON pointing nowhere."""
+    fake = wine.folder / "host_python" / "python311.dll"
+    fake.parent.mkdir(exist_ok=True)
+    zig_windows(HERE / "native_host" / "fake_python.c", fake, "-shared")
+    status, out = wine("1", "preload=" + windows_path(fake), env={"CRANE_COSIM_PYTHON": r"C:\nowhere"})
+    assert status == 0 and "instance NULL\n" in out, out
+    (message,) = errors(out)
+    assert "fake Python cannot import" in message
+    assert "PYTHONHOME=unset, PYTHONPATH=unset, PYTHONNOUSERSITE=unset" in message  # the host initialized it
