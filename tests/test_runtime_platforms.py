@@ -139,17 +139,18 @@ def test_win64_runtime_under_wine_loads_a_registered_python_and_keeps_thread_sta
     status, out = wine("add", key + r"\InstallPath", "/ve", "/d", r"C:\FakePython312", "/f", program=Path("reg"))
     assert status == 0, out
     try:
-        status, out = wine("2", "thread")
+        status, out = wine("3", "thread")
     finally:  # the other tests of the module expect no Python in the prefix
         wine("delete", key, "/f", program=Path("reg"))
-    assert status == 0 and out.count("instance NULL\n") == 2 and "host PYTHONHOME=unset\n" in out, out
-    first, second = errors(out)
-    assert first.startswith(f"fmi2Instantiate: cannot create ") and "ImportError: fake Python cannot import" in first
+    assert status == 0 and out.count("instance NULL\n") == 3 and "host PYTHONHOME=unset\n" in out, out
+    first, second, third = errors(out)
+    assert first.startswith("fmi2Instantiate: cannot create ") and "ImportError: fake Python cannot import" in first
     assert r"PYTHONHOME=C:\FakePython312, PYTHONPATH=unset, PYTHONNOUSERSITE=1" in first
-    # the initializing thread keeps its state (made 1); the first host thread got one (made 2) ...
-    assert first.endswith("thread states made 2, deleted 0)")
-    # ... deleted when that thread ended; the second host thread got a new one
-    assert second.endswith("thread states made 3, deleted 1)")
+    # the first host thread initialized Python and keeps that state (the runtime deletes only states it made)
+    assert first.endswith("thread states made 1, deleted 0)")
+    # the second thread got one state; when it ended, the runtime deleted it, before the third got its own
+    assert second.endswith("thread states made 2, deleted 0)")
+    assert third.endswith("thread states made 3, deleted 1)")
 
 
 def test_win64_runtime_under_wine_uses_the_python_the_host_runs(wine):

@@ -1,7 +1,9 @@
 /* A stand-in for a Windows CPython DLL (python3X.dll) for tests/test_runtime_platforms.py under wine, where
  * no real Windows CPython can be installed from PyPI: it exports every function the FMU runtime resolves
- * (crane_models/fmi/runtime/pyapi.c), "initializes" by noting the environment it sees, keeps counts of the
- * thread states made and deleted, and fails every import but `sys` with a message reporting what it saw.
+ * (crane_models/fmi/runtime/pyapi.c), "initializes" by noting the environment it sees, tracks which threads
+ * have a thread state as CPython does (the initializing thread has one; PyGILState_Ensure gives one to a
+ * thread without; PyThreadState_Delete takes it away), counts the states made and deleted, and fails
+ * every import but `sys` with a message reporting what it saw.
  * So a test reads, from the runtime's own error message, that the DLL was found, loaded and initialized
  * with PYTHONHOME/PYTHONPATH set, and that thread states are released when host threads end. */
 #include <windows.h>
@@ -13,6 +15,17 @@
 typedef struct { int tag; } Obj;
 static Obj generic, type_obj, value_obj, name_obj, text_obj, thread_state;
 static int initialized, error_set, made, deleted;
+static DWORD has_state = TLS_OUT_OF_INDEXES; /* per thread: non-NULL when the thread has a state */
+
+static void give_state(void)
+{
+    if (has_state == TLS_OUT_OF_INDEXES)
+        has_state = TlsAlloc();
+    if (!TlsGetValue(has_state)) {
+        TlsSetValue(has_state, &thread_state);
+        ++made;
+    }
+}
 static char seen[2048] = "not initialized by the runtime", message[4096];
 
 API Obj _Py_NoneStruct;
@@ -36,15 +49,24 @@ API void Py_InitializeEx(int signals)
     note_env(L"PYTHONPATH", "PYTHONPATH");
     note_env(L"PYTHONNOUSERSITE", "PYTHONNOUSERSITE");
     initialized = 1;
+    give_state();
 }
-API int PyGILState_Ensure(void) { return 0; }
+API int PyGILState_Ensure(void) { give_state(); return 0; }
 API void PyGILState_Release(int s) { (void)s; }
-API void *PyEval_SaveThread(void) { ++made; return &thread_state; }
+API void *PyEval_SaveThread(void) { return &thread_state; }
 API void PyEval_RestoreThread(void *t) { (void)t; }
 API void PyEval_ReleaseThread(void *t) { (void)t; }
-API void *PyGILState_GetThisThreadState(void) { return NULL; }
+API void *PyGILState_GetThisThreadState(void)
+{
+    return has_state == TLS_OUT_OF_INDEXES ? NULL : TlsGetValue(has_state);
+}
 API void PyThreadState_Clear(void *t) { (void)t; }
-API void PyThreadState_Delete(void *t) { (void)t; ++deleted; }
+API void PyThreadState_Delete(void *t)
+{
+    (void)t;
+    TlsSetValue(has_state, NULL);
+    ++deleted;
+}
 API Obj *PyImport_ImportModule(const char *name)
 {
     if (strcmp(name, "sys") == 0)
