@@ -76,7 +76,10 @@ API Obj *PyImport_ImportModule(const char *name)
     error_set = 1;
     return NULL;
 }
-API Obj *PyObject_GetAttrString(Obj *o, const char *a) { return o == &type_obj && !strcmp(a, "__name__") ? &name_obj : &generic; }
+API Obj *PyObject_GetAttrString(Obj *o, const char *a)
+{
+    return o == &type_obj && !strcmp(a, "__name__") ? &name_obj : &generic;
+}
 API int PyObject_SetAttrString(Obj *o, const char *a, Obj *v) { (void)o; (void)a; (void)v; return 0; }
 API Obj *PyObject_Call(Obj *f, Obj *a, Obj *k) { (void)f; (void)a; (void)k; return NULL; }
 API Obj *PyObject_CallObject(Obj *f, Obj *a) { (void)f; (void)a; return NULL; }

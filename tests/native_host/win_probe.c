@@ -77,7 +77,8 @@ int main(int argc, char **argv)
             wchar_t py[4096];
             MultiByteToWideChar(CP_UTF8, 0, argv[i] + 8, -1, py, 4096);
             HMODULE python = LoadLibraryW(py);
-            void (*initialize)(int) = (void (*)(int))(void (*)(void))(python ? GetProcAddress(python, "Py_InitializeEx") : NULL);
+            FARPROC found = python ? GetProcAddress(python, "Py_InitializeEx") : NULL;
+            void (*initialize)(int) = (void (*)(int))(void (*)(void))found;
             if (!initialize)
                 return 2;
             initialize(0);
