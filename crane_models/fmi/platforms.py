@@ -3,7 +3,7 @@
 One Linux machine builds every platform with ``zig cc`` (PyPI ``ziglang``: one package holding clang, lld and
 the C runtimes of glibc, musl, mingw-w64 and macOS for every target). A C library is a record
 (:class:`CLibrary`: name, sources, flags, exported entry points, where it goes in an FMU); adding the FMU
-runtime later is one more record in :func:`libraries`. A platform is named by its FMI 3.0 tuple
+runtime is one more record in :func:`libraries`. A platform is named by its FMI 3.0 tuple
 (``x86_64-linux``); :attr:`Platform.fmi2_folder` is the FMI 2.0 folder name where the standard has one.
 """
 from __future__ import annotations
@@ -55,6 +55,7 @@ class CLibrary:
     in_package: bool           # True: beside its sources inside the bundled package; False: binaries/<platform>/
     only: Optional[tuple[str, ...]] = None  # the platforms it is built for (None: all)
     link: tuple[str, ...] = ()              # extra libraries on ELF platforms (glibc 2.17 keeps dl and pthread apart)
+    link_windows: tuple[str, ...] = ()      # extra libraries on Windows (beyond kernel32 and the C runtime)
 
     def builds_for(self, platform: "Platform") -> bool:
         return self.only is None or platform.name in self.only
@@ -94,16 +95,15 @@ def runtime_library() -> Optional[CLibrary]:
     """The project's FMI 2.0 runtime (``fmi/runtime/*.c``) when its sources are present, else None.
 
     It goes into ``binaries/<platform>/`` of every FMI 2.0 FMU under the model identifier (``build.py``), for
-    the Linux platforms: it finds Python with dlopen and keeps thread states with pthread keys, which Windows
-    spells otherwise (a port is open work); macOS is left out until it can be tested. Windows FMUs keep
-    pythonfmu's binary."""
+    every platform, replacing pythonfmu's binary: ``platform_posix.c`` (dlopen, pthreads) serves Linux and
+    macOS, ``platform_windows.c`` (LoadLibraryExW, fiber-local storage, the registry: advapi32) Windows."""
     sources = tuple(sorted(RUNTIME_DIR.glob("*.c"))) if RUNTIME_DIR.is_dir() else ()
     if not sources:
         return None
     return CLibrary(name="runtime", sources=sources,
                     flags=("-std=c99", "-O2", "-g0", "-fPIC", "-fvisibility=hidden", f"-I{RUNTIME_DIR}"),
-                    exports=FMI2_FUNCTIONS, in_package=False, only=("x86_64-linux", "aarch64-linux"),
-                    link=("-ldl", "-lpthread"))
+                    exports=FMI2_FUNCTIONS, in_package=False, link=("-ldl", "-lpthread"),
+                    link_windows=("-ladvapi32",))
 
 
 def libraries() -> list[CLibrary]:
@@ -171,7 +171,7 @@ def compile_command(library: CLibrary, platform: Platform, output: Path, scratch
     elif platform.extension == ".dll":
         definition = Path(scratch) / f"{library.name}.def"
         definition.write_text(module_definition(library))
-        extra = [str(definition)]
+        extra = [str(definition), *library.link_windows]
     else:  # Mach-O records its install name, by default the output path: name it by the file alone
         extra = [f"-Wl,-install_name,@loader_path/{output.name}"]
     # Relative source paths: the compiler sees no path of the build machine (no __FILE__ is used, -g0).

@@ -16,12 +16,16 @@ import sysconfig
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ...core.native.system import host_platform
+
 HERE = Path(__file__).resolve().parent
-SOURCES = ("fmi2_runtime.c", "fmi2_log.c", "fmi2_step.c", "fmi2_values.c", "fmi2_states.c", "pyapi.c")
-HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h")
-# The FMI 3.0 runtime: its own API files, the same Python loader (pyapi.c).
-FMI3_SOURCES = ("fmi3_runtime.c", "fmi3_log.c", "fmi3_step.c", "fmi3_values.c", "fmi3_states.c", "pyapi.c")
-FMI3_HEADERS = ("fmi3_abi.h", "pyapi.h", "fmi3_runtime.h")
+SOURCES = ("fmi2_runtime.c", "fmi2_log.c", "fmi2_step.c", "fmi2_values.c", "fmi2_states.c", "pyapi.c",
+           "pysearch.c", "platform_posix.c", "platform_windows.c")
+HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h", "pysearch.h", "platform.h")
+# The FMI 3.0 runtime: its own API files, the same Python loader (pyapi.c with its search and platform layer).
+FMI3_SOURCES = ("fmi3_runtime.c", "fmi3_log.c", "fmi3_step.c", "fmi3_values.c", "fmi3_states.c", "pyapi.c",
+                "pysearch.c", "platform_posix.c", "platform_windows.c")
+FMI3_HEADERS = ("fmi3_abi.h", "pyapi.h", "fmi3_runtime.h", "pysearch.h", "platform.h")
 # Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
 CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
           "-Wno-format-truncation")
@@ -91,12 +95,15 @@ def shared_libpython() -> Optional[str]:
 
 
 def runtime_record(module: str, class_name: str) -> str:
-    """The FMU's ``resources/crane_cosim_runtime.txt``: which slave to construct and the interpreter of this
-    build (libpython, home, and the ``sys.path`` entries: stdlib and the site-packages holding numpy and
+    """The FMU's ``resources/crane_cosim_runtime.txt``: which slave to construct, the platform of this build
+    and its interpreter (libpython, home, and the ``sys.path`` entries: stdlib and the site-packages holding numpy and
     pythonfmu) for hosts that do not run Python themselves. (The runtime reads the GUID from the FMU's
     modelDescription.xml, so the record does not change when a reproducible build derives the GUID.)"""
     lines = [f"module={module}", f"class={class_name}",
              f"python_version={sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"]
+    platform = host_platform()
+    if platform:  # the paths below mean something on this platform only: the runtime skips them elsewhere
+        lines.append(f"platform={platform}")
     lib = shared_libpython()
     if lib:
         lines.append(f"libpython={lib}")

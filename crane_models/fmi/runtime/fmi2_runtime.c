@@ -9,7 +9,8 @@
 #define _GNU_SOURCE
 #include "runtime.h"
 
-#include <dlfcn.h>
+#include "platform.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +85,10 @@ static char *resource_path(const char *uri)
     }
     if (!p)
         return NULL;
+#if defined(_WIN32)
+    if (p[0] == '/' && p[1] && p[2] == ':') /* file:///C:/dir -> C:/dir */
+        ++p;
+#endif
     char *out = malloc(strlen(p) + 1), *o = out;
     if (!out)
         return NULL;
@@ -106,7 +111,7 @@ static char *read_text(const char *dir, const char *name)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
+    FILE *f = plat_fopen(path, "rb");
     if (!f)
         return NULL;
     char *text = calloc(1, 65537);
@@ -137,31 +142,22 @@ static int model_guid(const char *resources, char *out, size_t size)
     return found;
 }
 
-/* Any object of this library: dladdr on it names the library's file. */
-static const char self_anchor = 0;
-
 /* This binary's own file name without extension: pythonfmu names it after the model identifier, which
  * is the slave's class name. */
 static void own_model_identifier(char *out, size_t size)
 {
-    Dl_info info;
-    out[0] = '\0';
-    if (dladdr(&self_anchor, &info) && info.dli_fname) {
-        const char *base = strrchr(info.dli_fname, '/');
-        snprintf(out, size, "%s", base ? base + 1 : info.dli_fname);
-        char *dot = strchr(out, '.');
-        if (dot)
-            *dot = '\0';
-    }
-}
-
-/* Pins this library: a host that dlcloses it must not leave Python (which holds pointers to the
- * logger trampolines and thread-key destructor of this code) pointing into unmapped memory. */
-static void pin_library(void)
-{
-    Dl_info info;
-    if (dladdr(&self_anchor, &info) && info.dli_fname)
-        dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE | RTLD_NOLOAD);
+    char path[4096];
+    plat_own_path(path, sizeof path);
+    const char *base = strrchr(path, '/');
+#if defined(_WIN32)
+    const char *back = strrchr(path, '\\');
+    if (!base || (back && back > base))
+        base = back;
+#endif
+    snprintf(out, size, "%s", base ? base + 1 : path);
+    char *dot = strchr(out, '.');
+    if (dot)
+        *dot = '\0';
 }
 
 static void free_instance_memory(Instance *inst)
@@ -250,7 +246,7 @@ FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuT
     inst->logging_on = loggingOn != fmi2False;
     inst->visible = visible != fmi2False;
     inst->state = ST_INSTANTIATED;
-    pin_library();
+    plat_pin_self(); /* Python keeps pointers into this code: a host that unloads it must not unmap it */
     if (!instanceName || !*instanceName) {
         LOG_ERROR(inst, "fmi2Instantiate: instanceName must be a non-empty string");
         goto fail;

@@ -9,8 +9,8 @@
  * exception's text logged, and the instance stays usable. See docs/fmi-runtime.md. */
 #define _GNU_SOURCE
 #include "fmi3_runtime.h"
+#include "platform.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +60,7 @@ static char *read_text(const char *dir, const char *name)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
+    FILE *f = plat_fopen(path, "rb");
     if (!f)
         return NULL;
     char *text = calloc(1, 262145);
@@ -99,29 +99,21 @@ static int model_token(const char *resources, char *out, size_t size)
     return found;
 }
 
-static const char self_anchor3 = 0;
-
 /* This binary's file name without extension: the model identifier, which pythonfmu3 makes the class name. */
 static void own_model_identifier(char *out, size_t size)
 {
-    Dl_info info;
-    out[0] = '\0';
-    if (dladdr(&self_anchor3, &info) && info.dli_fname) {
-        const char *base = strrchr(info.dli_fname, '/');
-        snprintf(out, size, "%s", base ? base + 1 : info.dli_fname);
-        char *dot = strchr(out, '.');
-        if (dot)
-            *dot = '\0';
-    }
-}
-
-/* Pins this library: Python holds pointers into it (the thread-key destructor), so a host's dlclose must
- * not unmap it. */
-static void pin_library(void)
-{
-    Dl_info info;
-    if (dladdr(&self_anchor3, &info) && info.dli_fname)
-        dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE | RTLD_NOLOAD);
+    char path[4096];
+    plat_own_path(path, sizeof path);
+    const char *base = strrchr(path, '/');
+#if defined(_WIN32)
+    const char *back = strrchr(path, '\\');
+    if (!base || (back && back > base))
+        base = back;
+#endif
+    snprintf(out, size, "%s", base ? base + 1 : path);
+    char *dot = strchr(out, '.');
+    if (dot)
+        *dot = '\0';
 }
 
 static void free_instance_memory(Instance3 *inst)
@@ -212,7 +204,7 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     inst->logging_on = loggingOn;
     inst->visible = visible;
     inst->state = S3_INSTANTIATED;
-    pin_library();
+    plat_pin_self(); /* Python keeps pointers into this code: a host that unloads it must not unmap it */
     if (!instanceName || !*instanceName) {
         ERR3(inst, "%s: instanceName must be a non-empty string", call);
         goto fail;

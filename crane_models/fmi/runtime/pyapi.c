@@ -1,26 +1,21 @@
-/* Finding, loading and entering CPython for the FMI runtime (see pyapi.h).
+/* Finding, loading and entering CPython for the FMI runtime (see pyapi.h). Where to look is pysearch.c,
+ * how to ask the system is platform_posix.c / platform_windows.c.
  *
  * Process-wide state, unavoidable because a process has one CPython: the resolved function table
- * (`g_api`, filled once under `g_lock`) and one thread-specific record per host thread holding the
- * thread state created at its first call (released by a pthread key destructor when the thread ends).
- * Nothing here finalizes Python or runs at unload. */
-#define _GNU_SOURCE
+ * (`g_api`, filled once under the platform lock) and one thread-specific record per host thread holding
+ * the thread state created at its first call (released by a pthread key destructor / fiber-local
+ * callback when the thread ends). Nothing here finalizes Python or runs at unload. */
 #include "pyapi.h"
 
-#include <dlfcn.h>
-#include <glob.h>
-#include <pthread.h>
+#include "platform.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static PyApi g_api;
 static int g_ready = 0;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* ---- small helpers ---------------------------------------------------------------------------- */
+static int g_thread_ready = 0;
 
 static void append(char *buf, size_t size, const char *text)
 {
@@ -29,39 +24,13 @@ static void append(char *buf, size_t size, const char *text)
         snprintf(buf + n, size - n, "%s", text);
 }
 
-static int is_dir(const char *p) { struct stat s; return stat(p, &s) == 0 && S_ISDIR(s.st_mode); }
-static int is_file(const char *p) { struct stat s; return stat(p, &s) == 0 && S_ISREG(s.st_mode); }
-
-/* The nth (0-based) value of `key` in a record of `key=value` lines; 1 when found. */
-int record_value(const char *text, const char *key, int nth, char *out, size_t size)
-{
-    size_t klen = strlen(key);
-    const char *line = text;
-    while (line && *line) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        if (len > klen && strncmp(line, key, klen) == 0 && line[klen] == '=' && nth-- == 0) {
-            size_t vlen = len - klen - 1;
-            if (vlen > 0 && line[klen + vlen] == '\r')
-                vlen--;
-            if (vlen >= size)
-                return 0;
-            memcpy(out, line + klen + 1, vlen);
-            out[vlen] = '\0';
-            return 1;
-        }
-        line = end ? end + 1 : NULL;
-    }
-    return 0;
-}
-
 /* ---- resolving the functions ------------------------------------------------------------------ */
 
 static int resolve(void *lib, PyApi *api, char *missing, size_t size)
 {
 #define SYM(field, name)                                         \
     do {                                                         \
-        *(void **)(&api->field) = dlsym(lib, name);              \
+        *(void **)(&api->field) = plat_symbol(lib, name);              \
         if (!api->field) { snprintf(missing, size, "%s", name); return 0; } \
     } while (0)
     SYM(IsInitialized, "Py_IsInitialized");
@@ -116,157 +85,17 @@ static int resolve(void *lib, PyApi *api, char *missing, size_t size)
     return 1;
 }
 
-/* ---- where a Python lives ------------------------------------------------------------------- */
-
-typedef struct {
-    char lib[4096];   /* libpython to dlopen */
-    char home[4096];  /* PYTHONHOME during initialization ("" = let Python find it) */
-    char path[16384]; /* PYTHONPATH during initialization ("" = none) */
-} PythonSetup;
-
-/* A directory two levels at most above `lib` whose lib/python3.X/os.py exists: the prefix. */
-static void home_of_library(const char *lib, char *home, size_t size)
-{
-    const char *base = strrchr(lib, '/');
-    char ver[32] = "", dir[4096];
-    if (!base || sscanf(base + 1, "libpython%31[0-9.]", ver) != 1)
-        return;
-    size_t n = strlen(ver);
-    if (n && ver[n - 1] == '.')
-        ver[n - 1] = '\0';
-    snprintf(dir, sizeof dir, "%.*s", (int)(base - lib), lib);
-    for (int up = 0; up < 3; ++up) {
-        char probe[4200];
-        snprintf(probe, sizeof probe, "%s/lib/python%s/os.py", dir, ver);
-        if (is_file(probe)) {
-            snprintf(home, size, "%s", dir);
-            return;
-        }
-        char *slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-            return;
-        *slash = '\0';
-    }
-}
-
-/* The first libpython3*.so* under prefix/lib (or prefix/lib/<multiarch>). */
-static int library_in_prefix(const char *prefix, char *lib, size_t size)
-{
-    const char *patterns[] = {"%s/lib/libpython3*.so*", "%s/lib/*-linux-gnu/libpython3*.so*"};
-    for (int i = 0; i < 2; ++i) {
-        char pat[4200];
-        glob_t g;
-        snprintf(pat, sizeof pat, patterns[i], prefix);
-        if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
-            snprintf(lib, size, "%s", g.gl_pathv[0]);
-            globfree(&g);
-            return 1;
-        }
-        globfree(&g);
-    }
-    return 0;
-}
-
-/* CRANE_COSIM_PYTHON: a libpython, a python executable (also inside a virtual environment) or a
- * prefix. 1 with `setup` filled, else 0 with the reason in why. */
-static int setup_from_hint(const char *hint, PythonSetup *setup, char *why, size_t size)
-{
-    char dir[4096], cfg[4200], line[4096];
-    memset(setup, 0, sizeof *setup);
-    if (is_file(hint) && strstr(hint, "libpython")) {
-        snprintf(setup->lib, sizeof setup->lib, "%s", hint);
-        home_of_library(hint, setup->home, sizeof setup->home);
-        return 1;
-    }
-    if (is_dir(hint)) {
-        snprintf(dir, sizeof dir, "%s", hint);
-    } else if (is_file(hint) && access(hint, X_OK) == 0) { /* <prefix>/bin/python */
-        snprintf(dir, sizeof dir, "%s", hint);
-        for (int up = 0; up < 2; ++up) {
-            char *slash = strrchr(dir, '/');
-            if (!slash) { snprintf(dir, sizeof dir, "."); break; }
-            *slash = '\0';
-        }
-    } else {
-        snprintf(why, size, "is neither a libpython, a python executable nor a directory");
-        return 0;
-    }
-    snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", dir);
-    FILE *f = fopen(cfg, "r");
-    if (f) { /* a virtual environment: its base interpreter, and its site-packages on the path */
-        char base[4096] = "";
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "home = %4095[^\n]", base) == 1)
-                break;
-        fclose(f);
-        char *slash = strrchr(base, '/'); /* home names the base's bin folder */
-        if (slash)
-            *slash = '\0';
-        glob_t g;
-        char pat[4200];
-        snprintf(pat, sizeof pat, "%s/lib/python3*/site-packages", dir);
-        if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0)
-            snprintf(setup->path, sizeof setup->path, "%s", g.gl_pathv[0]);
-        globfree(&g);
-        snprintf(dir, sizeof dir, "%s", base);
-    }
-    if (!library_in_prefix(dir, setup->lib, sizeof setup->lib)) {
-        snprintf(why, size, "no libpython3*.so under %s/lib (a Python built without --enable-shared?)", dir);
-        return 0;
-    }
-    home_of_library(setup->lib, setup->home, sizeof setup->home);
-    return 1;
-}
-
-static int setup_from_record(const char *record, PythonSetup *setup, char *why, size_t size)
-{
-    char entry[4096];
-    memset(setup, 0, sizeof *setup);
-    if (!record || !record_value(record, "libpython", 0, setup->lib, sizeof setup->lib)) {
-        snprintf(why, size, "no libpython recorded");
-        return 0;
-    }
-    record_value(record, "home", 0, setup->home, sizeof setup->home);
-    for (int i = 0; record_value(record, "path", i, entry, sizeof entry); ++i) {
-        if (i)
-            append(setup->path, sizeof setup->path, ":");
-        append(setup->path, sizeof setup->path, entry);
-    }
-    return 1;
-}
-
 /* ---- initialization -------------------------------------------------------------------------- */
 
-/* Set name=value (or unset for "") and return the previous value (malloc'd, NULL when unset). */
-static char *swap_env(const char *name, const char *value)
+/* Loads + initializes the Python described by setup (a TryPython of the search); 1 on success. The
+ * environment variables are the host's again afterwards (Python reads them only during initialization). */
+static int start_python(void *user, const PythonSetup *setup, char *why, size_t size)
 {
-    const char *old = getenv(name);
-    char *saved = old ? strdup(old) : NULL;
-    if (value && *value)
-        setenv(name, value, 1);
-    else
-        unsetenv(name);
-    return saved;
-}
-
-static void restore_env(const char *name, char *saved)
-{
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
-    free(saved);
-}
-
-/* dlopen + initialize the Python described by setup; 1 on success. The environment variables are
- * the host's again afterwards (Python reads them only during initialization). */
-static int start_python(const PythonSetup *setup, char *why, size_t size)
-{
-    char missing[64];
-    /* RTLD_GLOBAL: extension modules (numpy, the kernel) resolve libpython's symbols through it. */
-    void *lib = dlopen(setup->lib, RTLD_NOW | RTLD_GLOBAL);
+    char missing[64], err[512];
+    (void)user;
+    void *lib = plat_load(setup->lib, err, sizeof err);
     if (!lib) {
-        snprintf(why, size, "cannot load %s: %s", setup->lib, dlerror());
+        snprintf(why, size, "cannot load %s: %s", setup->lib, err);
         return 0;
     }
     if (!resolve(lib, &g_api, missing, sizeof missing)) {
@@ -274,13 +103,13 @@ static int start_python(const PythonSetup *setup, char *why, size_t size)
         return 0;
     }
     if (!g_api.IsInitialized()) {
-        char *home = swap_env("PYTHONHOME", setup->home);
-        char *path = swap_env("PYTHONPATH", setup->path);
-        char *nouser = swap_env("PYTHONNOUSERSITE", "1");
+        char *home = plat_swap_env("PYTHONHOME", setup->home);
+        char *path = plat_swap_env("PYTHONPATH", setup->path);
+        char *nouser = plat_swap_env("PYTHONNOUSERSITE", "1");
         g_api.InitializeEx(0); /* 0: no signal handlers, the host owns them */
-        restore_env("PYTHONHOME", home);
-        restore_env("PYTHONPATH", path);
-        restore_env("PYTHONNOUSERSITE", nouser);
+        plat_restore_env("PYTHONHOME", home);
+        plat_restore_env("PYTHONPATH", path);
+        plat_restore_env("PYTHONNOUSERSITE", nouser);
         if (!g_api.IsInitialized()) {
             snprintf(why, size, "%s did not initialize (home %s)", setup->lib, setup->home);
             return 0;
@@ -290,20 +119,19 @@ static int start_python(const PythonSetup *setup, char *why, size_t size)
     return 1;
 }
 
-static pthread_key_t g_thread_key;
-static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
-
 typedef struct {
     PyThreadState *ts; /* the thread state this runtime created for the thread (NULL: it had one) */
 } ThreadRecord;
 
 /* Thread exit: delete the thread state created at the thread's first call. glibc has already cleared
  * Python's own thread-specific pointer to it at this point (it clears every key's value before calling
- * destructors), so PyGILState_Release cannot be used; Clear + Delete with the GIL taken explicitly can. */
+ * destructors), so PyGILState_Release cannot be used; Clear + Delete with the GIL taken explicitly can.
+ * Not while the process shuts down (Windows runs fiber-local callbacks then, after ending the other
+ * threads, one of which may hold the GIL): the state is left to the process's end. */
 static void release_thread_state(void *p)
 {
     ThreadRecord *rec = p;
-    if (rec && rec->ts && g_ready && g_api.IsInitialized()) {
+    if (rec && rec->ts && g_ready && !plat_process_exiting() && g_api.IsInitialized()) {
         g_api.Eval_RestoreThread(rec->ts);
         g_api.ThreadState_Clear(rec->ts);
         g_api.Eval_ReleaseThread(rec->ts);
@@ -312,19 +140,16 @@ static void release_thread_state(void *p)
     free(rec);
 }
 
-static void make_thread_key(void) { pthread_key_create(&g_thread_key, release_thread_state); }
-
 PyGILState_STATE py_enter(const PyApi *py)
 {
-    pthread_once(&g_key_once, make_thread_key);
-    if (!pthread_getspecific(g_thread_key)) {
+    if (!plat_thread_value()) {
         ThreadRecord *rec = malloc(sizeof *rec);
         if (rec) {
             int had_one = py->GILState_GetThisThreadState() != NULL; /* a Python thread, or the initializer */
             py->GILState_Ensure();                  /* creates this thread's state if it has none */
             PyThreadState *ts = py->Eval_SaveThread(); /* keeps it (count stays >= 1), releases the GIL */
             rec->ts = had_one ? NULL : ts;
-            pthread_setspecific(g_thread_key, rec);
+            plat_set_thread_value(rec);
         }
     }
     return py->GILState_Ensure();
@@ -334,18 +159,17 @@ void py_leave(const PyApi *py, PyGILState_STATE g) { py->GILState_Release(g); }
 
 const PyApi *py_api(const char *record, char *why, size_t why_size)
 {
-    PythonSetup setup;
     char reason[1024];
-    pthread_mutex_lock(&g_lock);
+    void *running;
+    plat_lock();
     if (g_ready)
         goto done;
     why[0] = '\0';
-    /* 1. The host already runs Python (fmpy, libcosimpy, ecospy, ...): use that interpreter. */
-    int (*running)(void);
-    *(void **)(&running) = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
-    if (running && running()) {
+    /* 1. The host already runs Python (fmpy, libcosimpy, ecospy, ...): use that interpreter (a process
+     *    cannot hold two). */
+    if (plat_running_python(&running)) {
         char missing[64];
-        if (resolve(RTLD_DEFAULT, &g_api, missing, sizeof missing)) {
+        if (resolve(running, &g_api, missing, sizeof missing)) {
             g_ready = 1;
             goto done;
         }
@@ -354,31 +178,18 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
     } else {
         append(why, why_size, "no Python running in the host; ");
     }
-    /* 2. CRANE_COSIM_PYTHON, then 3. the interpreter recorded by the build. */
-    const char *hint = getenv("CRANE_COSIM_PYTHON");
-    if (hint && *hint) {
-        if (setup_from_hint(hint, &setup, reason, sizeof reason) && start_python(&setup, reason, sizeof reason)) {
-            g_ready = 1;
-            goto done;
-        }
-        append(why, why_size, "CRANE_COSIM_PYTHON=");
-        append(why, why_size, hint);
-        append(why, why_size, ": ");
-        append(why, why_size, reason);
-        append(why, why_size, "; ");
-    } else {
-        append(why, why_size, "CRANE_COSIM_PYTHON not set; ");
-    }
-    if (setup_from_record(record, &setup, reason, sizeof reason) && start_python(&setup, reason, sizeof reason)) {
-        g_ready = 1;
-        goto done;
-    }
-    append(why, why_size, "the build's record (resources/crane_cosim_runtime.txt): ");
-    append(why, why_size, reason);
-    append(why, why_size, ". Set CRANE_COSIM_PYTHON to a shared libpython3.X.so, a python executable "
-                          "(also of a virtual environment) or its prefix, with pythonfmu and numpy installed.");
+    /* 2. CRANE_COSIM_PYTHON, 3. the interpreter recorded by the build, 4. the usual install locations. */
+    SearchHost host;
+    plat_search_host(&host);
+    g_ready = search_python(&host, record, HOST_PLATFORM, start_python, NULL, why + strlen(why),
+                            why_size - strlen(why));
+    plat_search_release(&host);
 done:
-    pthread_mutex_unlock(&g_lock);
+    if (g_ready && !g_thread_ready) {
+        plat_thread_init(release_thread_state);
+        g_thread_ready = 1;
+    }
+    plat_unlock();
     return g_ready ? &g_api : NULL;
 }
 

@@ -1,10 +1,12 @@
-/* CPython reached through dlsym: the few stable-ABI functions the runtime calls, so that the binary has
- * no link-time dependency on libpython and works with whichever CPython >= 3.8 the host runs, or with
+/* CPython reached through dlsym / GetProcAddress: the few stable-ABI functions the runtime calls, so that
+ * the binary has no link-time dependency on libpython and works with whichever CPython >= 3.8 the host runs, or with
  * the one the FMU was built with (found through CRANE_COSIM_PYTHON or the build's record). */
 #ifndef CRANE_PYAPI_H
 #define CRANE_PYAPI_H
 
 #include <stddef.h>
+
+#include "pysearch.h" /* record_value */
 
 typedef struct _object PyObject;  /* opaque: only pointers cross this interface */
 typedef ptrdiff_t Py_ssize_t;
@@ -61,9 +63,6 @@ typedef struct {
     void (*Err_Clear)(void);
     PyObject *None;
 } PyApi;
-
-/* The nth (0-based) value of `key` in a record of `key=value` lines; 1 when found. */
-int record_value(const char *text, const char *key, int nth, char *out, size_t size);
 
 /* The resolved API, or NULL with a message in `why` (what was looked for, how to point elsewhere).
  * `record` is the FMU's runtime record (resources/crane_cosim_runtime.txt, may be NULL). The first

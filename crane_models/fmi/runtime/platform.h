@@ -1,0 +1,48 @@
+/* What the runtime needs from the operating system, in one place: loading a library and its symbols,
+ * this library's own file, files with UTF-8 names, environment variables, one process-wide lock and a
+ * per-thread value with a destructor at thread exit. platform_posix.c (Linux, macOS) and
+ * platform_windows.c each compile to nothing on the other family. */
+#ifndef CRANE_PLATFORM_H
+#define CRANE_PLATFORM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pysearch.h"
+
+/* Loads a CPython library so that extension modules resolve its symbols (POSIX: RTLD_NOW | RTLD_GLOBAL;
+ * Windows: its own folder searched for its dependencies). NULL with the system's reason in err. */
+void *plat_load(const char *path, char *err, size_t size);
+void *plat_symbol(void *lib, const char *name);
+/* 1 with *lib set when the process already has a CPython loaded that exports Py_IsInitialized (POSIX: any
+ * image, through RTLD_DEFAULT; Windows: a python3X.dll module). */
+int plat_running_python(void **lib);
+
+/* Keeps this library mapped until the process ends, whatever the host unloads. */
+void plat_pin_self(void);
+/* This library's file path (UTF-8), "" when unknown. */
+void plat_own_path(char *out, size_t size);
+
+FILE *plat_fopen(const char *path, const char *mode); /* path in UTF-8 */
+
+/* Sets name=value ("" or NULL: unset) for Python's initialization; returns the old value to restore
+ * (malloc'd, NULL when unset). */
+char *plat_swap_env(const char *name, const char *value);
+void plat_restore_env(const char *name, char *saved);
+
+void plat_lock(void);
+void plat_unlock(void);
+
+/* A value per thread: plat_thread_init once per process (under the lock, before any other use) names
+ * what runs with a thread's value when that thread ends; the value is NULL until set. */
+void plat_thread_init(void (*at_exit)(void *));
+void *plat_thread_value(void);
+void plat_set_thread_value(void *value);
+/* 1 while the process is shutting down (Windows: other threads are gone, maybe holding the GIL). */
+int plat_process_exiting(void);
+
+/* The search hooks bound to this system (pysearch.h); release with plat_search_release. */
+void plat_search_host(SearchHost *host);
+void plat_search_release(SearchHost *host);
+
+#endif
