@@ -43,6 +43,15 @@ __all__ = ["CoSimulation", "simulate_reference", "StepFailure", "EVENT_TIME_TOLE
 EVENT_TIME_TOLERANCE = 1e-9
 
 
+def _crossing_estimate(lo: float, g_lo: np.ndarray, hi: float, g_hi: np.ndarray, signs: np.ndarray) -> float:
+    """The earliest zero in ``(lo, hi)`` of the indicators that changed sign, by linear interpolation of their
+    values at the two ends, kept a quarter of the tolerance inside the bracket so that it always shrinks."""
+    changed = (g_hi > 0.0) != signs
+    share = np.min(g_lo[changed] / (g_lo[changed] - g_hi[changed])) if changed.any() else 0.5
+    guard = 0.25 * EVENT_TIME_TOLERANCE
+    return min(max(lo + float(share) * (hi - lo), lo + guard), hi - guard)
+
+
 class CoSimulation:
     """State, inputs and integrator of one model instance, advanced one communication step at a time.
 
@@ -148,13 +157,18 @@ class CoSimulation:
             return self._integrate(t, x, t_end, k, aux)
         return self._advance_to_events(t, x, t_end, k, aux)
 
+    def _indicators(self, t: float, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self.model.event_indicators(t, x, self.inputs), dtype=float)
+
     def _signs(self, t: float, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self.model.event_indicators(t, x, self.inputs)) > 0.0
+        return self._indicators(t, x) > 0.0
 
     def _advance_to_events(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
-        """Integrate in checks of at most ``event_check_interval``; where an indicator changed sign, bisect the
-        check (re-integrating from its start, the stepper's step size restored) down to
-        ``EVENT_TIME_TOLERANCE`` and continue from the point just past the crossing, with the derivative there."""
+        """Integrate in checks of at most ``event_check_interval``; where an indicator changed sign, narrow the
+        check down to ``EVENT_TIME_TOLERANCE`` (re-integrating from its start, the stepper's step size restored)
+        and continue from the point just past the crossing, with the derivative there. The narrowing is the
+        Illinois variant of regula falsi on the indicators (continuous in the state): ~5-8 re-integrations per
+        event where bisection took ~22 (:func:`_crossing_estimate`)."""
         interval = float(getattr(self.model, "event_check_interval", math.inf))
         while t_end - t > _rounding(t_end):
             signs = self._signs(t, x)
@@ -172,16 +186,28 @@ class CoSimulation:
             if np.array_equal(self._signs(t1, x1), signs):
                 t, x, k, aux = t1, x1, k1, aux1
                 continue
-            lo = t
+            lo, g_lo, g_hi, kept = t, self._indicators(t, x), self._indicators(t1, x1), 0
+            estimates = 0
             while t1 - lo > EVENT_TIME_TOLERANCE:
-                mid = 0.5 * (lo + t1)
+                # An indicator that stays at zero past the crossing (a winch at its limit) stalls regula falsi:
+                # after as many estimates as bisection needs from 10 ms, bisect (at most about twice its count).
+                stalled = estimates >= 24
+                estimates += 1
+                mid = 0.5 * (lo + t1) if stalled else _crossing_estimate(lo, g_lo, t1, g_hi, signs)
                 self.stepper.set_state(h0)
                 xm, km, auxm = self._integrate(lo, x, mid, k, aux)
-                if np.array_equal(self._signs(mid, xm), signs):
-                    lo, x, k, aux = mid, xm, km, auxm  # no crossing before mid: continue from there
+                g_mid = self._indicators(mid, xm)
+                if np.array_equal(g_mid > 0.0, signs):
+                    lo, x, k, aux, g_lo = mid, xm, km, auxm, g_mid  # no crossing before mid: continue from there
                     h0 = self.stepper.get_state()
+                    kept = kept + 1 if kept > 0 else 1
+                    if kept > 1:  # Illinois: the far end stayed twice, halve its values so it moves next
+                        g_hi = 0.5 * g_hi
                 else:
-                    t1, x1, k1, aux1 = mid, xm, km, auxm
+                    t1, x1, k1, aux1, g_hi = mid, xm, km, auxm, g_mid
+                    kept = kept - 1 if kept < 0 else -1
+                    if kept < -1:
+                        g_lo = 0.5 * g_lo
             t, x = t1, x1
             k, aux = self._f(t, x)  # the value past the crossing
         return x, k, aux
