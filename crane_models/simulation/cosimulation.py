@@ -12,8 +12,8 @@ A *model* here is any object with
   (the position and velocity of a moving base at a communication point), applied when the inputs change
   and at the start of every step; inside a step that part evolves with the model;
 * optionally ``event_indicators(t, x, inputs) -> array``: functions of the state whose sign changes are
-  state events (a wire going taut or slack); a step never crosses one: the crossing is located by bisection
-  (re-integrating from the step's start) to ``EVENT_TIME_TOLERANCE`` and the integration restarts just past it;
+  state events (a wire going taut or slack); a step never crosses one: the crossing is located by regula falsi
+  (Illinois; re-integrating from the step's start) to ``EVENT_TIME_TOLERANCE`` and the integration restarts just past it;
   ``event_check_interval`` (seconds, optional) bounds how far the stepper runs between sign checks, so that
   two crossings in one check (a short taut phase) are not missed;
 * optionally ``compiled(t, inputs) -> (core.native.NativeIntegration, kernel inputs) | None``: the whole
