@@ -97,8 +97,10 @@ def runtime_library() -> Optional[CLibrary]:
     It goes into ``binaries/<platform>/`` of every FMI 2.0 FMU under the model identifier (``build.py``), for
     every platform, replacing pythonfmu's binary: ``platform_posix.c`` (dlopen, pthreads) serves Linux and
     macOS, ``platform_windows.c`` (LoadLibraryExW, fiber-local storage, the registry: advapi32) Windows."""
-    sources = tuple(sorted(RUNTIME_DIR.glob("*.c"))) if RUNTIME_DIR.is_dir() else ()
-    if not sources:
+    from .runtime import SOURCES  # the FMI 2.0 runtime's files (the FMI 3.0 ones share the folder)
+
+    sources = tuple(RUNTIME_DIR / name for name in SOURCES if (RUNTIME_DIR / name).is_file())
+    if len(sources) < len(SOURCES):
         return None
     return CLibrary(name="runtime", sources=sources,
                     flags=("-std=c99", "-O2", "-g0", "-fPIC", "-fvisibility=hidden", f"-I{RUNTIME_DIR}"),

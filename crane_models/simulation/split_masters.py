@@ -123,9 +123,10 @@ def _close_with_inertia(vessel: FmuInstance, crane: FmuInstance) -> np.ndarray:
     return crane.get(WRENCH_NAMES)
 
 
-def _trapezoid_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, h: float, s: "SplitSettings") -> None:
-    """Predictor (inputs of ``t_n``), loop closed at ``t_{n+1}``, rollback, corrector with the means."""
-    motion = vessel.get(MOTION_NAMES)
+def _predict(vessel: FmuInstance, crane: FmuInstance, h: float, s: "SplitSettings") -> tuple:
+    """The predictor of the two-pass schemes: both FMUs step with the inputs of ``t_n``, the loop is closed at
+    ``t_{n+1}``, and both are rolled back to ``t_n``. Returns the wrench and motion the pair agrees on at the
+    step's end."""
     saved = [(inst, inst.fmu.getFMUstate(), inst.t) for inst in (vessel, crane)]
     vessel.step(h)
     crane.step(h)
@@ -134,6 +135,13 @@ def _trapezoid_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray,
         inst.fmu.setFMUstate(state)
         inst.fmu.freeFMUstate(state)
         inst.t = t
+    return wrench_end, motion_end
+
+
+def _trapezoid_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, h: float, s: "SplitSettings") -> None:
+    """Predictor, then both FMUs step with the means of the coupling values at the step's two ends."""
+    motion = vessel.get(MOTION_NAMES)
+    wrench_end, motion_end = _predict(vessel, crane, h, s)
     vessel.set(dict(zip(WRENCH_NAMES, 0.5 * (wrench + wrench_end))))
     crane.set(dict(zip(MOTION_NAMES, 0.5 * (motion + motion_end))))
     vessel.step(h)
@@ -141,17 +149,10 @@ def _trapezoid_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray,
 
 
 def _averaged_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, h: float, s: "SplitSettings") -> None:
-    """Predictor (inputs of ``t_n``), loop closed at ``t_{n+1}``, rollback; then the crane under the mean motion
-    and the vessel under the crane's wrench averaged over that step."""
+    """Predictor, then the crane under the mean motion and the vessel under the crane's wrench averaged over that
+    step."""
     motion = vessel.get(MOTION_NAMES)
-    saved = [(inst, inst.fmu.getFMUstate(), inst.t) for inst in (vessel, crane)]
-    vessel.step(h)
-    crane.step(h)
-    _, motion_end, _ = _close_loop(vessel, crane, crane.get(WRENCH_NAMES), s)
-    for inst, state, t in saved:
-        inst.fmu.setFMUstate(state)
-        inst.fmu.freeFMUstate(state)
-        inst.t = t
+    _, motion_end = _predict(vessel, crane, h, s)
     crane.set(dict(zip(MOTION_NAMES, 0.5 * (motion + motion_end))))
     crane.step(h)
     vessel.set(dict(zip(WRENCH_NAMES, crane.get(MEAN_WRENCH_NAMES))))

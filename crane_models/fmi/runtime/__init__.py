@@ -20,11 +20,11 @@ from ...core.native.system import host_platform
 
 HERE = Path(__file__).resolve().parent
 SOURCES = ("fmi2_runtime.c", "fmi2_log.c", "fmi2_step.c", "fmi2_values.c", "fmi2_states.c", "pyapi.c",
-           "pysearch.c", "platform_posix.c", "platform_windows.c")
+           "pysearch.c", "platform_posix.c", "platform_windows.c", "platform_common.c")
 HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h", "pysearch.h", "platform.h")
 # The FMI 3.0 runtime: its own API files, the same Python loader (pyapi.c with its search and platform layer).
 FMI3_SOURCES = ("fmi3_runtime.c", "fmi3_log.c", "fmi3_step.c", "fmi3_values.c", "fmi3_states.c", "pyapi.c",
-                "pysearch.c", "platform_posix.c", "platform_windows.c")
+                "pysearch.c", "platform_posix.c", "platform_windows.c", "platform_common.c")
 FMI3_HEADERS = ("fmi3_abi.h", "pyapi.h", "fmi3_runtime.h", "pysearch.h", "platform.h")
 # Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
 CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",

@@ -142,24 +142,6 @@ static int model_guid(const char *resources, char *out, size_t size)
     return found;
 }
 
-/* This binary's own file name without extension: pythonfmu names it after the model identifier, which
- * is the slave's class name. */
-static void own_model_identifier(char *out, size_t size)
-{
-    char path[4096];
-    plat_own_path(path, sizeof path);
-    const char *base = strrchr(path, '/');
-#if defined(_WIN32)
-    const char *back = strrchr(path, '\\');
-    if (!base || (back && back > base))
-        base = back;
-#endif
-    snprintf(out, size, "%s", base ? base + 1 : path);
-    char *dot = strchr(out, '.');
-    if (dot)
-        *dot = '\0';
-}
-
 static void free_instance_memory(Instance *inst)
 {
     free_strings(inst);
@@ -283,7 +265,7 @@ FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuT
     if (record && record_value(record, "class", 0, value, sizeof value))
         inst->class_name = copy(value);
     else {
-        own_model_identifier(value, sizeof value);
+        plat_own_stem(value, sizeof value);
         inst->class_name = copy(value);
     }
     if (!inst->module || !*inst->module) {

@@ -99,23 +99,6 @@ static int model_token(const char *resources, char *out, size_t size)
     return found;
 }
 
-/* This binary's file name without extension: the model identifier, which pythonfmu3 makes the class name. */
-static void own_model_identifier(char *out, size_t size)
-{
-    char path[4096];
-    plat_own_path(path, sizeof path);
-    const char *base = strrchr(path, '/');
-#if defined(_WIN32)
-    const char *back = strrchr(path, '\\');
-    if (!base || (back && back > base))
-        base = back;
-#endif
-    snprintf(out, size, "%s", base ? base + 1 : path);
-    char *dot = strchr(out, '.');
-    if (dot)
-        *dot = '\0';
-}
-
 static void free_instance_memory(Instance3 *inst)
 {
     free_strings3(inst);
@@ -246,7 +229,7 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     if (record && record_value(record, "class", 0, value, sizeof value)) {
         inst->class_name = copy(value);
     } else {
-        own_model_identifier(value, sizeof value);
+        plat_own_stem(value, sizeof value);
         inst->class_name = copy(value);
     }
     if (!inst->module || !*inst->module) {

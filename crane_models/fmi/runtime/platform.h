@@ -22,6 +22,9 @@ int plat_running_python(void **lib);
 void plat_pin_self(void);
 /* This library's file path (UTF-8), "" when unknown. */
 void plat_own_path(char *out, size_t size);
+/* This library's file name without folder and extension: pythonfmu and pythonfmu3 name the binary after the
+ * model identifier, which is the slave's class name. */
+void plat_own_stem(char *out, size_t size);
 
 FILE *plat_fopen(const char *path, const char *mode); /* path in UTF-8 */
 
