@@ -61,6 +61,26 @@ def test_the_fmu_carries_the_project_runtime_for_every_platform(binaries, fmu):
         assert carried == binaries[("runtime", platform.name)].read_bytes(), platform.name
 
 
+def test_an_fmi3_fmu_carries_the_fmi3_runtime_for_every_platform(binaries, tmp_path):
+    """An FMU built as ``crane-cosim build --fmi 3 --platforms all`` builds it carries, in binaries/<FMI 3.0
+    platform tuple>/, the FMI 3.0 runtime built here: all 75 FMI 3.0 functions, none of FMI 2.0 (before, the
+    FMI 2.0 runtime landed there, and an FMI 3.0 host found no fmi3 function). The cross-built Linux one runs
+    under fmpy's FMI 3.0 master."""
+    import fmpy
+
+    pytest.importorskip("pythonfmu3")
+    path = build_fmu(MODEL, tmp_path, 3, binaries)
+    with zipfile.ZipFile(path) as z:
+        z.extractall(tmp_path / "unzipped")
+    for platform in platforms.PLATFORMS.values():
+        carried = tmp_path / "unzipped" / "binaries" / platform.name / f"{MODEL}{platform.extension}"
+        assert carried.read_bytes() == binaries[("runtime3", platform.name)].read_bytes(), platform.name
+        exports = read_binary(carried).exports
+        assert set(platforms.FMI3_FUNCTIONS) <= exports and not any(e.startswith("fmi2") for e in exports)
+    result = fmpy.simulate_fmu(str(path), stop_time=0.2, output_interval=0.01)
+    assert len(result) == 21 and result["time"][-1] == pytest.approx(0.2)
+
+
 def windows_path(path: Path) -> str:
     return "Z:" + str(path).replace("/", "\\")  # wine maps the Linux root to drive Z:
 

@@ -256,14 +256,14 @@ def bundle_binaries(package: Path, binaries: dict) -> None:
 
 
 def model_binaries(binaries: dict, model_identifier: str, fmi_version: int) -> dict:
-    """{name in the FMU: file} of the libraries that go to ``binaries/<platform>/`` under the model identifier
-    (the FMU runtime, once it exists: platforms.runtime_library); they replace pythonfmu's binary there."""
-    from .platforms import PLATFORMS, libraries
+    """{name in the FMU: file} of the library that goes to ``binaries/<platform>/`` under the model identifier:
+    the FMU runtime of the FMU's FMI version (``platforms.RUNTIME_FOR_VERSION``), replacing pythonfmu's or
+    pythonfmu3's binary there."""
+    from .platforms import PLATFORMS, RUNTIME_FOR_VERSION
 
-    outside = {lib.name for lib in libraries() if not lib.in_package}
     placed = {}
     for (name, platform_name), path in binaries.items():
-        if name in outside:
+        if name == RUNTIME_FOR_VERSION[fmi_version]:
             platform = PLATFORMS[platform_name]
             folder = platform.fmi2_folder if fmi_version == 2 else platform.name
             placed[f"binaries/{folder}/{model_identifier}{platform.extension}"] = Path(path)

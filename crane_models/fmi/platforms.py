@@ -88,7 +88,24 @@ FMI2_FUNCTIONS = (
     "fmi2DoStep", "fmi2CancelStep", "fmi2GetStatus", "fmi2GetRealStatus", "fmi2GetIntegerStatus",
     "fmi2GetBooleanStatus", "fmi2GetStringStatus")
 
+# The FMI 3.0 functions an FMU binary must export (FMI 3.0, the standard's function list: all 75).
+FMI3_FUNCTIONS = tuple("fmi3" + name for name in """GetVersion SetDebugLogging InstantiateModelExchange
+InstantiateCoSimulation InstantiateScheduledExecution FreeInstance EnterInitializationMode ExitInitializationMode
+EnterEventMode Terminate Reset GetFloat32 GetFloat64 GetInt8 GetUInt8 GetInt16 GetUInt16 GetInt32 GetUInt32
+GetInt64 GetUInt64 GetBoolean GetString GetBinary GetClock SetFloat32 SetFloat64 SetInt8 SetUInt8 SetInt16
+SetUInt16 SetInt32 SetUInt32 SetInt64 SetUInt64 SetBoolean SetString SetBinary SetClock
+GetNumberOfVariableDependencies GetVariableDependencies GetFMUState SetFMUState FreeFMUState
+SerializedFMUStateSize SerializeFMUState DeserializeFMUState GetDirectionalDerivative GetAdjointDerivative
+EnterConfigurationMode ExitConfigurationMode GetIntervalDecimal GetIntervalFraction GetShiftDecimal
+GetShiftFraction SetIntervalDecimal SetIntervalFraction SetShiftDecimal SetShiftFraction EvaluateDiscreteStates
+UpdateDiscreteStates EnterContinuousTimeMode CompletedIntegratorStep SetTime SetContinuousStates
+GetContinuousStateDerivatives GetEventIndicators GetContinuousStates GetNominalsOfContinuousStates
+GetNumberOfEventIndicators GetNumberOfContinuousStates EnterStepMode GetOutputDerivatives DoStep
+ActivateModelPartition""".split())
+
 RUNTIME_DIR = PACKAGE / "fmi" / "runtime"
+# Which runtime library goes under the model identifier into an FMU of each FMI version.
+RUNTIME_FOR_VERSION = {2: "runtime", 3: "runtime3"}
 
 
 def runtime_library() -> Optional[CLibrary]:
@@ -99,18 +116,29 @@ def runtime_library() -> Optional[CLibrary]:
     macOS, ``platform_windows.c`` (LoadLibraryExW, fiber-local storage, the registry: advapi32) Windows."""
     from .runtime import SOURCES  # the FMI 2.0 runtime's files (the FMI 3.0 ones share the folder)
 
-    sources = tuple(RUNTIME_DIR / name for name in SOURCES if (RUNTIME_DIR / name).is_file())
-    if len(sources) < len(SOURCES):
+    return _runtime("runtime", SOURCES, FMI2_FUNCTIONS)
+
+
+def runtime3_library() -> Optional[CLibrary]:
+    """The project's FMI 3.0 runtime (``fmi/runtime/fmi3_*.c`` with the same loader and platform layer): into
+    ``binaries/<platform>/`` of every FMI 3.0 FMU, replacing pythonfmu3's binary."""
+    from .runtime import FMI3_SOURCES
+
+    return _runtime("runtime3", FMI3_SOURCES, FMI3_FUNCTIONS)
+
+
+def _runtime(name: str, files: Sequence[str], exports: tuple) -> Optional[CLibrary]:
+    sources = tuple(RUNTIME_DIR / f for f in files if (RUNTIME_DIR / f).is_file())
+    if len(sources) < len(files):
         return None
-    return CLibrary(name="runtime", sources=sources,
+    return CLibrary(name=name, sources=sources,
                     flags=("-std=c99", "-O2", "-g0", "-fPIC", "-fvisibility=hidden", f"-I{RUNTIME_DIR}"),
-                    exports=FMI2_FUNCTIONS, in_package=False, link=("-ldl", "-lpthread"),
-                    link_windows=("-ladvapi32",))
+                    exports=exports, in_package=False, link=("-ldl", "-lpthread"), link_windows=("-ladvapi32",))
 
 
 def libraries() -> list[CLibrary]:
     """Every C library an FMU carries, compiled for each platform."""
-    return [lib for lib in (KERNEL, runtime_library()) if lib is not None]
+    return [lib for lib in (KERNEL, runtime_library(), runtime3_library()) if lib is not None]
 
 
 def resolve_platforms(names: Sequence[str] | str | None) -> list[Platform]:
