@@ -4,6 +4,7 @@ and unit, engineering units, legends outside the data, the FMU in colour and the
 dashed black line over it, a vibration faster than the plot resolves drawn as its min/max envelope."""
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,9 +95,14 @@ def _label_without_unit(label: str) -> str:
 
 
 def _axis_name(unit: str, members: list) -> str:
-    """The axis label: the series' names when short, else the quantity (the legend names the series)."""
-    names = ", ".join(_label_without_unit(label) for _, label, *_ in members)
-    return names if len(names) <= 24 or unit not in QUANTITY else QUANTITY[unit]
+    """The axis label: the series' names when short, else the quantity or what the names share
+    (``interface_inertia``); the legend names the series."""
+    labels = [_label_without_unit(label) for _, label, *_ in members]
+    names = ", ".join(labels)
+    if len(names) <= 24:
+        return names
+    shared = re.sub(r"_[^_]*$", "", os.path.commonprefix(labels)) if len(labels) > 1 else labels[0][:24]
+    return QUANTITY.get(unit) or shared or "value"
 
 
 def _chunks(unit: str, members: list, order: list | None = None) -> list:
