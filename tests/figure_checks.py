@@ -4,7 +4,9 @@ how the project draws it: the rules are the issue's, the numbers here are this f
 * at most ``MAX_COLOURED`` coloured curves per axes, each in its own colour (black and grey are the
   reference and the context, not counted);
 * at most one filled band per axes (two translucent bands mix into a third colour), no line of a band's
-  colour inside it (a mean line through an envelope aliases), every band named in a legend;
+  colour inside it (a mean line through an envelope aliases), every band named in a legend and shaded
+  areas explained in the figure's key;
+* no text over the data (labels such as "Q2" inside the axes), no offset label ("1e6") at an axis' end;
 * every legend inside the figure and off the data (outside every axes), every text inside the figure;
 * a unit ``[...]`` in every axis label, a y label on every axes with data (or on one sharing its y axis),
   an x label on the lowest axes of each column; engineering units: no ``[rad]`` (degrees), no ``[N]`` or
@@ -80,6 +82,13 @@ def problems(fig) -> list:
             if any(isinstance(a, Line2D) and len(a.get_xdata()) >= 3 and to_rgba(a.get_color()) == _curve_color(band)
                    for a in ax.lines):
                 found.append(f"{name}: a line of the band's colour runs inside the band")
+        if bands and not any("min/max" in t.get_text() for lg in fig.legends for t in lg.get_texts()):
+            found.append(f"{name}: the figure's key does not say what the shaded band is")
+        if any(t.get_visible() and t.get_text().strip() for t in ax.texts):
+            found.append(f"{name}: text inside the data area ({ax.texts[0].get_text()!r})")
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_offset_text().get_text():
+                found.append(f"{name}: an offset label {axis.get_offset_text().get_text()!r} at the axis' end")
         legend = ax.get_legend()
         if legend is not None and legend.get_visible():
             box = legend.get_window_extent(renderer)
