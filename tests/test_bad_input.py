@@ -147,6 +147,15 @@ def test_demo_refuses_an_unwritable_out_before_building(capsys, tmp_path, fresh_
             "demo", "--scenario", "knuckle_boom_hoisting", "--out", unwritable)
 
 
+def test_demo_refuses_a_file_in_place_of_a_scenario_folder_before_running(capsys, tmp_path, fresh_tmp, fmu_dir,
+                                                                          no_run):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "knuckle_boom_hoisting").write_text("a file where the scenario's folder goes")
+    refused(capsys, tmp_path, fresh_tmp, f"{out / 'knuckle_boom_hoisting'} is not a folder",
+            "demo", "--scenario", "knuckle_boom_hoisting", "--fmus", fmu_dir, "--out", out)
+
+
 # -- sweep ---------------------------------------------------------------------------------------------------------
 
 CASES = "fmu: KnuckleBoomCrane\nduration: 1.0\nstep: 0.01\n"
@@ -157,8 +166,6 @@ CASES = "fmu: KnuckleBoomCrane\nduration: 1.0\nstep: 0.01\n"
     (CASES + "parameters: [kp1\n", "YAML syntax error"),
     ("fmu: KnuckleBoomCrane\nduration: 20.0\nstep: 1.0e-12\n", "step = 1e-12 s is below the smallest communication step"),
     ("fmu: KnuckleBoomCrane\nduration: 100.0\nstep: 2.0e-5\n", "more than 2e+06"),
-    (CASES + "parameters: {kp1: {range: [1, 2], num: 1000}, kd1: {range: [1, 2], num: 1000}}\n",
-     "expands to 1e+06 cases, more than 1e+05"),
     (CASES + "fmu_file: missing.fmu\n", "missing.fmu': no such file"),
 ])
 def test_sweep_refuses_bad_case_files_before_starting(capsys, tmp_path, fresh_tmp, text, says):
@@ -166,6 +173,19 @@ def test_sweep_refuses_bad_case_files_before_starting(capsys, tmp_path, fresh_tm
     cases.write_text(text)
     refused(capsys, tmp_path, fresh_tmp, says.replace("missing.fmu'", f"{tmp_path / 'missing.fmu'}'"),
             "sweep", cases, "--out", tmp_path / "out")
+
+
+def test_a_case_file_of_too_many_cases_is_refused_before_it_expands(monkeypatch):
+    """2e5 cases (a grid of 400 x 500): refused from the grid's sizes, before a single case is built."""
+    import crane_models.analysis.cases as cases
+
+    def built(*_, **__):
+        raise AssertionError("cases were built before their count was checked")
+
+    monkeypatch.setattr(cases, "Case", built)
+    grid = {"kp1": {"range": [1.0, 2.0], "num": 400}, "kd1": {"range": [1.0, 2.0], "num": 500}}
+    with pytest.raises(ValueError, match=r"expands to 2e\+05 cases, more than 1e\+05 .* split the study"):
+        cases.parse_cases({"fmu": "KnuckleBoomCrane", "duration": 1.0, "step": 0.01, "parameters": grid})
 
 
 def test_sweep_refuses_a_case_file_of_another_fmu(capsys, tmp_path, fresh_tmp, fmu_dir):
