@@ -195,5 +195,5 @@ def run_command(args: argparse.Namespace) -> int:
 
         png = plot_outputs(args.out.with_suffix(".png"), f"{md.modelName}: {fmu_path.name}", result, outputs, units)
         if not args.quiet:
-            print(f"plot -> {png}")
+            print(f"plot -> {png}" + ("" if args.outputs else f" (all {len(outputs)} outputs; --outputs A,B,... to choose)"))
     return 0
