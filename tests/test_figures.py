@@ -90,6 +90,13 @@ def test_run_plot_groups_outputs_by_kind_and_unit():
         assert {units[n] for n in members} == {unit}
 
 
+def test_a_long_title_wraps_inside_the_figure():
+    """``run --plot`` titles the figure with the model and the FMU's file name, which may be long."""
+    result = {"time": T, "q1": 0.3 * np.sin(T)}
+    title = "KnuckleBoomCrane: " + "knuckle_boom_crane_with_payload_and_deck_contact_build_2025_11_27_" * 3 + ".fmu"
+    check(time_series_figure(title, output_panels(["q1"], {"q1": "rad"}, result), result))
+
+
 def test_vibrating_series_get_panels_of_their_own():
     """Two vibrating series of one unit would draw two bands over each other: each gets its own panel."""
     units = {"a": "N", "b": "N", "c": "N"}
@@ -174,6 +181,9 @@ def test_sweep_report_figures_read_at_a_glance():
     for param in varied:
         check(over_parameter_figure(rows, "joint1_force_x", "N", param, [3, 4, 5], "KnuckleBoomCrane"))
     check(matrix_figure(series[0] + 1.2e6, rows[0], "joint1_force_x", "N"))
+    # cycles of ±100 N about 1.2 MN: without care the mean axis ends in an offset label ("+1.2e3", "1e6")
+    check(matrix_figure(1.2e6 + 100.0 * np.sin(np.linspace(0.0, 40.0 * np.pi, 2000)) + np.linspace(0, 50, 2000),
+                        rows[0], "joint1_force_x", "N"))
 
 
 def test_spectrum_axis_has_plain_tick_labels():
