@@ -351,10 +351,23 @@ def plot_outputs(path: Path, title: str, result, names: list, units: dict) -> Pa
     return Path(path)
 
 
+def _rows_without_overlapping_bands(panels: list, units: dict, results: list) -> list:
+    """The rows of :func:`side_by_side_figure`, a row split into one per output where, in some run, more than
+    one of its outputs vibrates (:func:`_separate_bands`: the same rule as every other figure)."""
+    rows = []
+    for name, series in panels:
+        unit = units.get(series[0][0], "")
+        split = any(len(_separate_bands([Panel(unit, [(n, label, "") for n, label in series])], res)) > 1
+                    for _, res in results)
+        rows += [(f"{name}: {label}", [(n, label)]) for n, label in series] if split else [(name, series)]
+    return rows
+
+
 def side_by_side_figure(title: str, panels: list, units: dict, results: list, note: str = "") -> tuple:
     """A column per run (``results``: ``[(column title, result)]``) and a row per panel (``panels``:
     ``[(panel title, [(output, label)])]``, the outputs of a panel sharing one unit); the rows share their y
     axis across the columns, so the runs compare at a glance. Returns ``(figure, [(row, column) titles])``."""
+    panels = _rows_without_overlapping_bands(panels, units, results)
     fig, axes = new_figure(len(panels), len(results), width=6.0 * len(results), sharex=True, sharey="row")
     drawn, used = [], []
     for r, (name, series) in enumerate(panels):
