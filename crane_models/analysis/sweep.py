@@ -195,7 +195,7 @@ class ResultsOnWorkers(WorkerPlugin):
 
     def __init__(self, root: str, token: str | None, settings: Settings):
         self.root, self.token, self.settings = root, token, settings
-        self.name = f"crane-cosim-results-{token}"
+        self.name = f"crane-cosim-results-{token or secrets.token_hex(8)}"  # one plugin per run
         self.writes, self.why_not = False, "not set up"
 
     def setup(self, worker) -> None:
