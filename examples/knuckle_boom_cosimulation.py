@@ -10,6 +10,7 @@ of its PD controller. Writes ``knuckle_boom_fmu.csv`` (headers with units) and o
 to OUT_DIR (default ``crane-cosim-out/example``).
 """
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +37,10 @@ def main(out: Path) -> None:
     outputs = [v.name for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
     inputs = scenario.input_names  # king_torque, cylinder2_force, cylinder3_force, q1_ref, q2_ref, q3_ref
 
-    # 2. Instantiate and initialize: start values (parameters, initial state) and the inputs at t = 0.
-    fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(fmu_path)),
+    # 2. Unpack the FMU (removed at the end: fmpy's extract() alone leaves ~2 MB in $TMPDIR per run), instantiate
+    #    and initialize: start values (parameters, initial state) and the inputs at t = 0.
+    unpacked = tempfile.TemporaryDirectory(prefix="crane-cosim-example-")
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(fmu_path), unpacked.name),
                     modelIdentifier=md.coSimulation.modelIdentifier, instanceName="crane")
     fmu.instantiate()
     fmu.setupExperiment(startTime=0.0)
@@ -54,9 +57,10 @@ def main(out: Path) -> None:
         fmu.doStep(currentCommunicationPoint=t, communicationStepSize=STEP)  # raises on Discard/Error
         rows.append(fmu.getReal([vr[n] for n in outputs]))
 
-    # 4. Done: terminate and free the instance.
+    # 4. Done: terminate and free the instance, then remove the unpacked FMU.
     fmu.terminate()
     fmu.freeInstance()
+    unpacked.cleanup()
 
     data = np.array(rows)
     result = {"time": times, **{n: data[:, i] for i, n in enumerate(outputs)}}

@@ -12,6 +12,7 @@ class FlexibleCrane(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self.author, self.description = type(self).author, type(self).description  # pythonfmu3 resets them
         SlaveAdapter(self, flexible_crane_spec())  # registers the variables, installs the FMI calls
 
     def do_step(self, current_time, step_size):

@@ -11,6 +11,7 @@ class KnuckleBoomCrane(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self.author, self.description = type(self).author, type(self).description  # pythonfmu3 resets them
         SlaveAdapter(self, knuckle_boom_spec())  # registers the variables, installs the FMI calls
 
     def do_step(self, current_time, step_size):

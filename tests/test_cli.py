@@ -221,7 +221,7 @@ def test_run_reports_the_fmus_own_message_and_fails(capsys, tmp_path, fmu_dir):
     (["--set", "q1=3"], "'q1' is not one of the FMU's parameters and inputs"),  # an output
     (["--set", "l1=three"], "--set l1=three: not a real value"),
     (["--set", "l1"], "expected NAME=VALUE"),
-    (["--set", "integrator=1.5"], "not a integer value"),
+    (["--set", "integrator=1.5"], "--set integrator=1.5: not an integer value"),
     (["--stop", "0"], "--stop 0 s must be later than --start 0 s"),
     (["--step", "0"], "--step = 0.0 s: the communication step must be a positive number"),
     (["--step", "2"], "--step = 2 s is longer than the run"),
@@ -242,7 +242,7 @@ def test_run_bad_arguments(capsys, tmp_path, fmu_dir, args, says):
     ("time [s],king_torque [kN.m]\n0,1\n", "column king_torque is in [kN.m], the FMU expects [N.m]"),
     ("t,king_torque\n0,1\n", "needs a 'time' column"),
     ("time,king_torque\n0,abc\n", "'abc' is not a number"),
-    ("time,king_torque\n1,0\n0,1\n", "time must be finite and non-decreasing"),
+    ("time,king_torque\n1,0\n0,1\n", "line 3: time 0 s is before 1 s on line 2; time must not decrease"),
 ])
 def test_run_bad_input_files(capsys, tmp_path, fmu_dir, table, says):
     signals = tmp_path / "signals.csv"

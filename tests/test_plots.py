@@ -20,17 +20,16 @@ def test_a_sampled_support_mode_is_enveloped_a_smooth_motion_is_not():
     assert enveloped(t, chatter) and not enveloped(t, chatter, scale=1.0)
 
 
-def test_envelope_holds_the_vibration_amplitude_around_the_mean():
+def test_envelope_holds_the_vibration_amplitude():
     t = np.arange(1001) * 0.01
     y = 0.5 + 0.1 * np.sin(2 * np.pi * 40.0 * t + 0.3)
-    tm, lo, hi, mean = envelope(t, y, 100)
+    tm, lo, hi = envelope(t, y, 100)
     assert len(tm) == 100 and np.isclose(tm[0], 0.05)
     # Column by column with a plain mask (the function bins with bincount).
     edges = np.linspace(t[0], t[-1], 101)
     for k in range(100):
         inside = (t >= edges[k]) & ((t < edges[k + 1]) if k < 99 else (t <= edges[k + 1]))
         assert (lo[k], hi[k]) == (y[inside].min(), y[inside].max())
-        assert np.isclose(mean[k], y[inside].mean(), rtol=0, atol=1e-12)
     # The band is the vibration: 40 Hz sampled at 100 Hz visits phases 0.8 pi apart, so every 0.1 s column
     # reaches within 1 - cos(0.2 pi) = 19 % of the 0.1 amplitude on both sides.
     assert np.all(hi - 0.5 > 0.1 * np.cos(0.2 * np.pi) - 1e-12) and np.all(0.5 - lo > 0.1 * np.cos(0.2 * np.pi) - 1e-12)

@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from ..fmi.registry import SPECS
+from ..simulation.scenario import check_step
 from .signals import SEA_STATE_FIELDS, case_signals, check_sea_state, check_signal
 
-__all__ = ["Case", "CaseSet", "load_case_file", "parse_cases"]
+__all__ = ["Case", "CaseSet", "load_case_file", "parse_cases", "varied_unit"]
 
 _KEYS = {"name", "fmu", "fmu_file", "duration", "step", "scenario", "signals", "start_values", "parameters",
          "latin_hypercube", "sea_states", "fatigue", "record"}
@@ -95,15 +96,61 @@ def _yaml_loader():
 
 
 def load_case_file(path: Path) -> CaseSet:
-    """Read and expand a YAML case file (see the module docstring); errors name the key at fault."""
+    """Read and expand a YAML case file (see the module docstring); errors (``ValueError``) name the key at
+    fault, or the line and column of a YAML syntax error; a missing file raises ``OSError``."""
     import yaml
 
     path = Path(path)
-    data = yaml.load(path.read_text(), Loader=_yaml_loader())  # noqa: S506 -- a SafeLoader subclass
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml_loader())  # noqa: S506 -- SafeLoader
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise ValueError(f"{where}YAML syntax error: {getattr(exc, 'problem', None) or exc}") from None
     case_set = parse_cases(data, default_name=path.stem)
-    if case_set.fmu_file is not None and not Path(case_set.fmu_file).is_absolute():
-        case_set = CaseSet(**{**case_set.__dict__, "fmu_file": str(path.parent / case_set.fmu_file)})
+    if case_set.fmu_file is not None:
+        fmu_file = Path(case_set.fmu_file)
+        fmu_file = fmu_file if fmu_file.is_absolute() else path.parent / fmu_file
+        _check_fmu_file(fmu_file, case_set.fmu)
+        case_set = CaseSet(**{**case_set.__dict__, "fmu_file": str(fmu_file)})
     return case_set
+
+
+def _check_fmu_file(fmu_file: Path, fmu: str) -> None:
+    """``fmu_file`` exists and is an FMU of the model ``fmu`` (the case file's names are checked against it)."""
+    from fmpy import read_model_description
+
+    if not fmu_file.is_file():
+        raise ValueError(f"fmu_file = {str(fmu_file)!r}: no such file")
+    try:
+        model = read_model_description(str(fmu_file), validate=False).modelName
+    except Exception as exc:  # noqa: BLE001 -- fmpy raises plain exceptions for a broken archive or XML
+        raise ValueError(f"fmu_file = {str(fmu_file)!r} is not a readable FMU ({exc})") from None
+    if model != fmu:
+        raise ValueError(f"fmu_file = {str(fmu_file)!r} is an FMU of {model}, not of fmu = {fmu}")
+
+
+# Cases a case file may expand to: each is a Python object (~1 kB) and a summary row of ~350 columns before
+# anything runs; 1e5 cases of a 20 s run at 10 ms are ~5 days of one core. A larger study is several files.
+MAX_CASES = 100_000
+
+
+def _check_case_count(grid: dict, data: dict) -> None:
+    """Refuse a case file that expands to more than :data:`MAX_CASES` cases, before expanding it."""
+    count = 1
+    for name, spec in grid.items():
+        size = len(spec) if isinstance(spec, list) else spec.get("num") if isinstance(spec, dict) else 1
+        count *= size if isinstance(size, int) and size > 0 else 1
+    hypercube = data.get("latin_hypercube")
+    samples = hypercube.get("samples") if isinstance(hypercube, dict) else 1
+    count *= samples if isinstance(samples, int) and samples > 0 else 1
+    seas = data.get("sea_states")
+    count *= len(seas) if isinstance(seas, list) and seas else 1
+    if count > MAX_CASES:
+        raise ValueError(f"the case file expands to {count:.3g} cases, more than {MAX_CASES:.0e} (the grid's sizes "
+                         f"multiply: parameters x latin_hypercube.samples x sea_states); split the study")
 
 
 def _positive(data: dict, key: str) -> float:
@@ -165,6 +212,25 @@ def _check_target(name: str, spec, signals: dict) -> None:
         raise ValueError(f"varied {name!r} is not a parameter of {spec.model_name}")
 
 
+# The unit of each field of a signal (None: the input's own unit) and of a sea state (signals.py docstring).
+_SIGNAL_FIELD_UNITS = {"time": "s", "start": "s", "end": "s", "period": "s", "phase": "rad"}
+_SEA_STATE_UNITS = {"amplitude": "rad", "period": "s", "heading": "rad", "heave": "m", "base_height": "m"}
+
+
+def varied_unit(name: str, fmu: str) -> str:
+    """The SI unit of a varied name of a case file: an FMU parameter's, ``signals.<input>.<field>`` (the
+    input's unit for values, s for times and periods, rad for a phase) or ``sea_state.<field>``; "" when
+    unknown (a name of another FMU)."""
+    spec = SPECS[fmu]()
+    parts = name.split(".")
+    if parts[0] == "signals" and len(parts) == 3:
+        inputs = {v.name: v.unit for v in spec.inputs}
+        return _SIGNAL_FIELD_UNITS.get(parts[2]) or inputs.get(parts[1], "")
+    if parts[0] == "sea_state" and len(parts) == 2:
+        return _SEA_STATE_UNITS.get(parts[1], "")
+    return next((v.unit or "" for v in spec.parameters if v.name == name), "")
+
+
 def _apply(values: dict, start_values: dict, signals: dict, sea_state: dict | None) -> tuple:
     start, sig, sea = dict(start_values), json.loads(json.dumps(signals)), dict(sea_state) if sea_state else None
     for name, value in values.items():
@@ -192,8 +258,7 @@ def parse_cases(data, default_name: str = "sweep") -> CaseSet:
         raise ValueError(f"fmu = {fmu!r} is not allowed; it must be one of {sorted(SPECS)}")
     spec = SPECS[fmu]()
     duration, step = _positive(data, "duration"), _positive(data, "step")
-    if step > duration:
-        raise ValueError(f"step = {step} s is not allowed; it must be <= duration = {duration} s")
+    check_step(step, duration, "step")  # the limits of crane-cosim run: 1e-5 s, at most 2e6 points a case
     scenario = data.get("scenario")
     if scenario is not None:
         from ..models import collect
@@ -218,6 +283,9 @@ def parse_cases(data, default_name: str = "sweep") -> CaseSet:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"start_values.{name} = {value!r} is not allowed; it must be a number")
     grid = data.get("parameters") or {}
+    if not isinstance(grid, dict):
+        raise ValueError("parameters must map names to lists of values or {range: [low, high], num: n}")
+    _check_case_count(grid, data)
     axes = {name: _axis_values(name, values) for name, values in grid.items()}
     samples = _latin_hypercube(data["latin_hypercube"]) if "latin_hypercube" in data else [{}]
     sea_states = data.get("sea_states") or [None]

@@ -27,6 +27,7 @@ and series writing on the worker), ``worker``,
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import time
 from pathlib import Path
@@ -75,18 +76,20 @@ def write_series(root: Path, case_id: str, series: dict, units: dict, writer: st
     _write_atomic(table, series_path(root, case_id), **_SERIES_OPTIONS)
 
 
-def results_reachable(root: str, token: str) -> tuple:
-    """``(True, "")`` when this process sees the client's results folder ``root`` -- the probe file
-    ``.reach-<token>`` the client wrote there holds ``token``, so it is the same storage, not a folder of the
-    same name elsewhere -- and can create files in it; else ``(False, why)``."""
-    probe = Path(root) / f".reach-{token}"
+def results_reachable(root: str, token: str | None) -> tuple:
+    """``(True, "")`` when this process sees the client's results folder ``root`` -- its ``sweep.json``
+    holds the sweep's ``token``, so it is the same storage, not a folder of the same name elsewhere -- and
+    can create files in it; else ``(False, why)``. ``token`` None: the client writes every series."""
+    if token is None:
+        return False, "the client writes the series"
     try:
-        if probe.read_text() != token:
-            return False, f"{probe} holds another sweep's token"
+        found = json.loads((Path(root) / "sweep.json").read_text()).get("token")
+        if found != token:
+            return False, f"{root}/sweep.json holds another sweep's token"
         test = Path(root) / f".write-test-{token}-{os.getpid()}"
         test.write_bytes(b"")
         test.unlink()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         return False, f"{type(exc).__name__}: {exc}"
     return True, ""
 

@@ -8,8 +8,10 @@
   its case (plain data, a few hundred bytes) and builds its input signals where it runs.
 * The worker that ran a case writes its series into the results folder itself and returns only the
   summary row (a few kB instead of ~1 MB); the client appends the rows a batch at a time (:mod:`.results`).
-  A worker writes there only when it sees the folder -- it must find the probe file the client put there
-  (same storage) and be able to create a file -- otherwise it returns the series and the client writes it.
+  A worker writes there only when it sees the folder -- it must find the token the client wrote into the
+  folder's ``sweep.json`` for this run (same storage) and be able to create a file -- otherwise it returns
+  the series and the client writes it. The token lives in a file the folder keeps anyway, so a sweep killed
+  with SIGKILL leaves no probe file behind.
 * Finished cases of an earlier run are skipped, so a re-run resumes. A case that fails -- the FMU reports
   an error, or the worker dies -- is recorded with its message and the FMU's log; the others go on.
 """
@@ -38,7 +40,7 @@ from .fatigue import fatigue_summary
 from .results import ResultStore, results_reachable, write_series
 
 __all__ = ["FmuOnWorkers", "ResultsOnWorkers", "run_case", "run_and_store", "run_sweep", "SweepOutcome",
-           "fmu_for", "without_monotone_interiors"]
+           "fmu_for", "without_monotone_interiors", "ForeignResults"]
 
 # The client writes the summary rows it has received when this many have come or this long has passed since
 # its last write, and at the end: a crash loses at most these rows (their cases run again on resume). A
@@ -160,6 +162,10 @@ def run_and_store(case: Case, fmu_path: str, settings: Settings, model_descripti
     return out
 
 
+class ForeignResults(ValueError):
+    """The results folder holds the results of another FMU file (refused before any case runs)."""
+
+
 class FmuOnWorkers(WorkerPlugin):
     """Worker plugin: carries an FMU's bytes to each worker once and unpacks them there once."""
 
@@ -187,9 +193,9 @@ class ResultsOnWorkers(WorkerPlugin):
     """Worker plugin: a sweep's settings, and whether this worker writes into the results folder itself
     (:func:`results_reachable`, checked once when the worker sets the plugin up)."""
 
-    def __init__(self, root: str, token: str, settings: Settings):
+    def __init__(self, root: str, token: str | None, settings: Settings):
         self.root, self.token, self.settings = root, token, settings
-        self.name = f"crane-cosim-results-{token}"
+        self.name = f"crane-cosim-results-{token or secrets.token_hex(8)}"  # one plugin per run
         self.writes, self.why_not = False, "not set up"
 
     def setup(self, worker) -> None:
@@ -287,7 +293,8 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
     fmu_path = fmu_for(case_set, out_dir)
     settings = Settings.of(case_set)
     fmu_bytes = fmu_path.read_bytes()
-    _write_description(case_set, settings, out_dir, hashlib.sha256(fmu_bytes).hexdigest())
+    token = secrets.token_hex(8)
+    _write_description(case_set, settings, out_dir, hashlib.sha256(fmu_bytes).hexdigest(), token)
     done = store.finished(retry_failed)
     pending = [c for c in case_set.cases if c.case_id not in done]
     outcome = SweepOutcome([], len(case_set.cases) - len(pending), 0, 0.0)
@@ -299,18 +306,13 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
         cluster = local_cluster(workers)
     own_client = client is None
     client = client or Client(scheduler or cluster)
-    token = secrets.token_hex(8)
-    probe = out_dir / f".reach-{token}"
-    if series_on_workers:
-        probe.write_text(token)
-    results = ResultsOnWorkers(str(out_dir), token, settings)
+    results = ResultsOnWorkers(str(out_dir), token if series_on_workers else None, settings)
     try:
         fmu = FmuOnWorkers(fmu_bytes)
         client.register_plugin(fmu, name=fmu.name)
         client.register_plugin(results, name=results.name)
         _run_pending(client, pending, fmu.name, results.name, _Rows(store, settings), outcome, progress)
     finally:
-        probe.unlink(missing_ok=True)
         if cluster is None:  # a cluster that outlives the sweep keeps no plugin of it
             _forget_plugin(client, results.name)
         if own_client:
@@ -360,23 +362,26 @@ def _forget_plugin(client, name: str) -> None:
         pass
 
 
-def _write_description(case_set: CaseSet, settings: Settings, out_dir: Path, fmu_sha256: str) -> None:
-    """``sweep.json``: what a report needs besides the rows (FMU, fatigue outputs, slopes, units). A folder
-    holds the results of one FMU file: the case ids do not include the FMU, so finished cases of another
-    FMU file would be taken for finished cases of this one."""
+def _write_description(case_set: CaseSet, settings: Settings, out_dir: Path, fmu_sha256: str, token: str) -> None:
+    """``sweep.json``: what a report needs besides the rows (FMU, fatigue outputs, slopes, units), and this
+    run's ``token`` (:func:`.results.results_reachable`). A folder holds the results of one FMU file: the
+    case ids do not include the FMU, so finished cases of another FMU file would be taken for finished
+    cases of this one (:class:`ForeignResults`)."""
     path = out_dir / "sweep.json"
     if path.exists():
         before = json.loads(path.read_text()).get("fmu_sha256")
         if before not in (None, fmu_sha256):
-            raise ValueError(f"{out_dir} holds results of another FMU file (sha256 {before[:12]}..., now "
-                             f"{fmu_sha256[:12]}...); give a new results folder or remove that one")
+            raise ForeignResults(f"{out_dir} holds results of another FMU file (sha256 {before[:12]}..., now "
+                                 f"{fmu_sha256[:12]}...); give a new results folder or remove that one")
     description = {"name": case_set.name, "fmu": case_set.fmu, "fmu_sha256": fmu_sha256,
                    "fatigue_outputs": list(settings.fatigue_outputs),
                    "slopes": list(settings.slopes), "reference_cycles": settings.reference_cycles,
                    "varied": sorted({k for c in case_set.cases for k in c.varied}), "units": settings.units,
-                   "cases": len(case_set.cases)}
+                   "cases": len(case_set.cases), "token": token}
     out_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(description, indent=2))
+    draft = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # renamed: a worker never reads half a file
+    draft.write_text(json.dumps(description, indent=2))
+    draft.replace(path)
 
 
 def _progress_bar(futures: list) -> None:

@@ -104,6 +104,9 @@ def main(argv: list | None = None) -> int:
     except BrokenPipeError:  # `crane-cosim info ... | head`: the reader left, not an error of ours
         sys.stdout = open(os.devnull, "w")
         return 0
+    except OSError as exc:  # checked before the run; still possible: the disk filled up, a file was removed
+        print(f"crane-cosim {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"crane-cosim {args.command}: interrupted", file=sys.stderr)
         return 130

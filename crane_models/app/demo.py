@@ -60,9 +60,12 @@ def check_demo_step(step: float, scenarios: dict) -> None:
 def demo_command(args: argparse.Namespace) -> int:
     scenarios = select_scenarios(args.scenario)
     check_demo_step(args.step, scenarios)
+    ship = not (args.scenario or args.no_ship or args.no_reference)
+    writable_dir(args.out, "--out", create=False)
+    for name in list(scenarios) + (["ship_cosimulation"] if ship else []):  # before anything is built or run
+        writable_dir(args.out / name, "--out", create=False)
     out = writable_dir(args.out, "--out")
     fmu_dir = writable_dir(args.fmus or out / "fmus", "--fmus")
-    ship = not (args.scenario or args.no_ship or args.no_reference)
     run_demo(out, args.step, fmu_dir, names=list(scenarios), reference=not args.no_reference,
              quiet=args.quiet, rebuild=args.fmus is None, ship=ship)
     return 0

@@ -1,12 +1,13 @@
 """Where the command line finds FMUs: ``NAME`` (a crane-cosim FMU, built on demand into a folder) or a
-path to any ``.fmu`` file; and folders it may write to."""
+path to any ``.fmu`` file; and the folders and files it may write to, checked before any work starts."""
 from __future__ import annotations
 
 import difflib
 import os
+import tempfile
 from pathlib import Path
 
-__all__ = ["DEFAULT_FMU_DIRS", "default_fmu_dir", "resolve_fmu", "writable_dir", "CliError"]
+__all__ = ["DEFAULT_FMU_DIRS", "default_fmu_dir", "resolve_fmu", "writable_dir", "writable_file", "CliError"]
 
 # One folder per FMI version: FMI 2 and FMI 3 FMUs have the same file names.
 DEFAULT_FMU_DIRS = {2: Path("crane-cosim-out/fmus"), 3: Path("crane-cosim-out/fmus-fmi3")}
@@ -20,17 +21,65 @@ def default_fmu_dir(fmi_version: int = 2) -> Path:
     return DEFAULT_FMU_DIRS[fmi_version]
 
 
-def writable_dir(path: Path, option: str) -> Path:
-    """Create ``path`` if needed and check that files can be written into it; a clear error otherwise."""
-    path = Path(path)
+def _cannot_create_in(folder: Path) -> str | None:
+    """Why no file can be created in the existing ``folder``, or None. Tried with a temporary file, removed at
+    once: ``os.access`` says yes to root everywhere, also on /sys, /proc or a read-only mount."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".crane-cosim-probe-")
     except OSError as exc:
-        raise CliError(f"{option} {path}: cannot create the folder ({exc.strerror or exc})") from None
-    if not path.is_dir():
-        raise CliError(f"{option} {path}: not a folder")
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise CliError(f"{option} {path}: the folder is not writable")
+        return exc.strerror or str(exc)
+    os.close(handle)
+    os.unlink(name)
+    return None
+
+
+def _existing_ancestor(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _unwritable_dir(path: Path) -> str | None:
+    """Why files cannot be written into the folder ``path`` (existing, or to be created), or None."""
+    if path.exists():
+        if not path.is_dir():
+            return f"{path} is not a folder"
+        why = _cannot_create_in(path)
+        return f"cannot write into {path} ({why})" if why else None
+    base = _existing_ancestor(path.absolute())
+    if not base.is_dir():
+        return f"cannot create the folder {path} ({base} is a file)"
+    why = _cannot_create_in(base)
+    return f"cannot create the folder {path} ({why} in {base})" if why else None
+
+
+def writable_dir(path: Path, option: str, create: bool = True) -> Path:
+    """Check that files can be written into the folder ``path`` (existing, or to be created), then create it
+    (``create``); a clear error naming ``option`` otherwise, before anything is written."""
+    path = Path(path)
+    why = _unwritable_dir(path)
+    if why:
+        raise CliError(f"{option} {path}: {why}")
+    if create:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"{option} {path}: cannot create the folder ({exc.strerror or exc})") from None
+    return path
+
+
+def writable_file(path: Path, option: str) -> Path:
+    """Check, without writing anything, that the file ``path`` can be written when the run is done: not a
+    folder, not a read-only file, its folder writable or creatable. The folder is created when the file is
+    written (:func:`app.results.write_csv`)."""
+    path = Path(path)
+    if path.is_dir():
+        raise CliError(f"{option} {path}: is a folder; give a file name (e.g. {path / 'result.csv'})")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise CliError(f"{option} {path}: the file is not writable")
+    why = _unwritable_dir(path.parent)
+    if why:
+        raise CliError(f"{option} {path}: {why}")
     return path
 
 

@@ -67,7 +67,8 @@ def info_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    print(f"{data['model']} (FMI {data['fmi_version']}, GUID {data['guid']}): {data['description']}")
+    about = f": {data['description']}" if data["description"] else " (no description in modelDescription.xml)"
+    print(f"{data['model']} (FMI {data['fmi_version']}, GUID {data['guid']}){about}")
     if data["default_experiment"]:
         print("default experiment: " + ", ".join(f"{k} {v}" for k, v in data["default_experiment"].items()))
     rows = [(v["name"], v["causality"], v["type"], v["unit"] or "-",

@@ -27,6 +27,7 @@ def write_csv(path: Path, data, names: list, units: dict | None = None) -> Path:
     """Columns ``names`` of ``data`` (dict or structured array) with ``name [unit]`` headers; ``time`` is in s."""
     units = {"time": "s", **(units or {})}
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow([column_header(n, units.get(n, "")) for n in names])
@@ -45,25 +46,42 @@ def split_header(header: str) -> tuple:
     return header, None
 
 
-def read_csv(path: Path) -> dict:
-    """A CSV with a header row (``name`` or ``name [unit]``) and numbers: ``{name: array}`` and the units
-    found, as ``(columns, units)``. A cell that is not a number raises ``ValueError`` naming row and column."""
+def read_csv(path: Path) -> tuple:
+    """A CSV with a header row (``name`` or ``name [unit]``) and numbers: ``(columns, units, lines)`` --
+    ``{name: array}``, the units found and each data row's line number in the file (blank lines are skipped
+    but counted). A cell that is not a number, a row of the wrong length, a repeated column name or a file
+    that is not CSV text raises ``ValueError`` naming the file, the line and the column."""
     path = Path(path)
-    with open(path, newline="") as fh:
-        rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
+    rows, lines = [], []
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            for row in reader:
+                if row and any(c.strip() for c in row):
+                    rows.append(row)
+                    lines.append(reader.line_num)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
+    except csv.Error as exc:
+        raise ValueError(f"{path}, line {reader.line_num}: not CSV ({exc})") from None
     if len(rows) < 2:
         raise ValueError(f"{path}: needs a header row and at least one row of numbers")
     header = [split_header(h) for h in rows[0]]
+    names = [n for n, _ in header]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"{path}, line {lines[0]}: column {repeated[0]!r} appears more than once")
     values = np.empty((len(rows) - 1, len(header)))
-    for i, row in enumerate(rows[1:], start=2):
+    for i, (row, line) in enumerate(zip(rows[1:], lines[1:])):
         if len(row) != len(header):
-            raise ValueError(f"{path}, line {i}: {len(row)} cells, the header has {len(header)}")
+            raise ValueError(f"{path}, line {line}: {len(row)} cells, the header has {len(header)}")
         for j, cell in enumerate(row):
             try:
-                values[i - 2, j] = float(cell)
+                values[i, j] = float(cell)
             except ValueError:
-                raise ValueError(f"{path}, line {i}, column {header[j][0]!r}: {cell!r} is not a number") from None
-    return {n: values[:, j] for j, (n, _) in enumerate(header)}, {n: u for n, u in header}
+                raise ValueError(f"{path}, line {line}, column {names[j]!r}: {cell!r} is not a number") from None
+    columns = {n: values[:, j] for j, n in enumerate(names)}
+    return columns, dict(header), np.array(lines[1:])
 
 
 def file_sha256(path: Path) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..simulation.scenario import check_step, communication_grid
-from .fmus import CliError, resolve_fmu, writable_dir
+from .fmus import CliError, resolve_fmu, writable_file
 
 __all__ = ["add_commands", "parse_assignment", "variable_table", "input_signals", "run_command"]
 
@@ -73,10 +73,25 @@ def parse_assignment(text: str, variables: dict) -> tuple:
             return name, int(raw)
         value = float(raw)
     except ValueError:
-        raise CliError(f"--set {name}={raw}: not a {kind.lower()} value") from None
+        article = "an" if kind[0] in "AEIOU" else "a"
+        raise CliError(f"--set {name}={raw}: not {article} {kind.lower()} value") from None
     if not math.isfinite(value):
         raise CliError(f"--set {name}={raw}: must be a finite number")
     return name, value
+
+
+def _first_bad_row(columns: dict, lines, path: Path) -> None:
+    """Refuse a cell that is not a finite number (NaN, inf) and time going backwards, naming the line."""
+    for name, values in columns.items():
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise CliError(f"--input {path}, line {lines[bad[0]]}, column {name!r}: {values[bad[0]]} is not a "
+                           f"finite number")
+    back = np.flatnonzero(np.diff(columns["time"]) < 0)
+    if back.size:
+        i = back[0] + 1
+        raise CliError(f"--input {path}, line {lines[i]}: time {columns['time'][i]:g} s is before "
+                       f"{columns['time'][i - 1]:g} s on line {lines[i - 1]}; time must not decrease")
 
 
 def input_signals(path: Path, variables: dict) -> tuple:
@@ -85,27 +100,24 @@ def input_signals(path: Path, variables: dict) -> tuple:
     from .results import read_csv
 
     try:
-        columns, units = read_csv(path)
+        columns, units, lines = read_csv(path)
     except OSError as exc:
         raise CliError(f"--input {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise CliError(f"--input {exc}") from None
     if "time" not in columns:
         raise CliError(f"--input {path}: needs a 'time' column (got {', '.join(columns)})")
-    t = columns.pop("time")
     if units.get("time") not in (None, "s"):
         raise CliError(f"--input {path}: time must be in s (got [{units['time']}])")
-    if np.any(np.diff(t) < 0) or not np.all(np.isfinite(t)):
-        raise CliError(f"--input {path}: time must be finite and non-decreasing")
     inputs = [n for n, v in variables.items() if v.causality == "input"]
-    for name, values in columns.items():
-        if name not in inputs:
+    for name in columns:
+        if name != "time" and name not in inputs:
             raise _unknown(name, inputs, "inputs")
         unit = units.get(name)
-        if unit not in (None, variables[name].unit or "-", variables[name].unit or ""):
+        if name != "time" and unit not in (None, variables[name].unit or "-", variables[name].unit or ""):
             raise CliError(f"--input {path}: column {name} is in [{unit}], the FMU expects [{variables[name].unit}]")
-        if not np.all(np.isfinite(values)):
-            raise CliError(f"--input {path}: column {name} holds a value that is not a finite number")
+    _first_bad_row(columns, lines, path)
+    t = columns.pop("time")
     names = list(columns)
 
     def inputs_at(time: float) -> list:
@@ -141,8 +153,12 @@ def _printer(quiet: bool):
 def run_command(args: argparse.Namespace) -> int:
     from ..simulation.runs import FmuRunError, co_simulate
     from .progress import progress_bar
-    from .results import write_csv, write_metadata
+    from .results import metadata_path, write_csv, write_metadata
 
+    if args.plot and args.out.suffix.lower() == ".png":
+        raise CliError(f"--out {args.out}: the plot goes next to the CSV as .png; give the CSV a .csv name")
+    for target in [args.out, metadata_path(args.out)] + ([args.out.with_suffix(".png")] if args.plot else []):
+        writable_file(target, "--out")  # before the FMU is built or run: a refusal after the run loses it
     fmu_path = resolve_fmu(args.fmu, args.fmus, args.quiet)
     md = variable_table(fmu_path)
     if not md.fmiVersion.startswith("2") or md.coSimulation is None:
@@ -157,7 +173,6 @@ def run_command(args: argparse.Namespace) -> int:
     for name in outputs:
         if name not in all_outputs:
             raise _unknown(name, all_outputs, "outputs")
-    writable_dir(args.out.resolve().parent, "--out")
     times = communication_grid(stop, step, start)
     try:
         with progress_bar(stop - start, f"{md.modelName}", disable=args.quiet) as bar:
@@ -180,5 +195,5 @@ def run_command(args: argparse.Namespace) -> int:
 
         png = plot_outputs(args.out.with_suffix(".png"), f"{md.modelName}: {fmu_path.name}", result, outputs, units)
         if not args.quiet:
-            print(f"plot -> {png}")
+            print(f"plot -> {png}" + ("" if args.outputs else f" (all {len(outputs)} outputs; --outputs A,B,... to choose)"))
     return 0

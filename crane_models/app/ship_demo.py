@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["run_ship_demo", "PAIR_RUNS"]
+__all__ = ["run_ship_demo", "ship_figure", "PAIR_RUNS"]
 
 STOP = 10.0
 
@@ -87,26 +87,37 @@ def run_in_libcosim(structure: Path, setpoints, step: float, stop: float) -> dic
     return out
 
 
-def _plot(title: str, split: dict, mono: dict, path: Path) -> None:
-    import matplotlib
+# The figure's panels: the vessel's attitude, and the load on it split into the horizontal components and the
+# vertical one (the crane's weight, ~350 kN for the knuckle boom, would flatten the others on one axis).
+PANELS = (("vessel attitude", ["roll", "pitch", "yaw"]),
+          ("horizontal load on the vessel", ["interface_force_x", "interface_force_y"]),
+          ("vertical load on the vessel", ["interface_force_z"]))
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
-    for ax, names, ylabel in ((top, SIGNALS["vessel"], "vessel attitude [rad]"),
-                              (bottom, SIGNALS["crane"], "load on the vessel [N]")):
-        for name, color in zip(names, ("C0", "C1", "C2")):
-            ax.plot(split["time"], split[name], color=color, label=f"{name} (libcosim)")
-            ax.plot(mono["time"][::25], mono[name][::25], "o", color=color, ms=2.5, label=f"{name} (monolithic)")
-        ax.set_ylabel(ylabel)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
-    bottom.set_xlabel("time [s]")
-    top.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def ship_figure(title: str, split: dict, mono: dict):
+    """libcosim's run (coloured) against the monolithic model (dashed black), in the units of
+    :mod:`analysis.plot_style` (deg, kN)."""
+    from matplotlib.lines import Line2D
+
+    from ..analysis.plot_style import (PALETTE, REFERENCE, display, figure_key, legend_outside, new_figure,
+                                       wrapped_title)
+    from ..fmi.registry import SPECS
+
+    units = {v.name: v.unit for name in ("Vessel", "CraneOnMovingBase") for v in SPECS[name]().outputs}
+    fig, axes = new_figure(len(PANELS), 1, width=9.0, row_height=2.2, sharex=True)
+    for ax, (quantity, names) in zip(axes[:, 0], PANELS):
+        largest = max(float(np.max(np.abs(np.concatenate((split[n], mono[n]))))) for n in names)
+        shown, factor = display(units[names[0]], largest)
+        for name, color in zip(names, PALETTE):
+            ax.plot(split["time"], factor * split[name], color=color, lw=1.4, label=name)
+            ax.plot(mono["time"], factor * mono[name], color=REFERENCE, lw=0.9, ls=(0, (4, 3)))
+        ax.set_ylabel(f"{quantity} [{shown}]")
+        legend_outside(ax)
+    axes[-1, 0].set_xlabel("time [s]")
+    wrapped_title(fig, title, fig.get_figwidth())
+    figure_key(fig, [(Line2D([], [], color="0.35", lw=1.4), "split pair in libcosim (coloured)"),
+                     (Line2D([], [], color=REFERENCE, lw=0.9, ls=(0, (4, 3))), "monolithic model (dashed black)")])
+    return fig
 
 
 def run_ship_demo(out_dir: Path, fmu_dir: Path, step: float = 0.01) -> list:
@@ -132,7 +143,9 @@ def run_ship_demo(out_dir: Path, fmu_dir: Path, step: float = 0.01) -> list:
         dev = {n: float(np.max(np.abs(split[n] - mono[n][1:])) / max(np.ptp(mono[n]), 1e-9))
                for n in sum(SIGNALS.values(), [])}
         worst = max(dev, key=dev.get)
-        _plot(f"{title}: libcosim against the monolithic model ({step * 1e3:g} ms)", split, mono,
-              out_dir / f"{structure.split('_')[0].replace('.xml', '')}.png")
+        from ..analysis.plot_style import save
+
+        save(ship_figure(f"{title}: libcosim against the monolithic model ({step * 1e3:g} ms)", split, mono),
+             out_dir / f"{structure.split('_')[0].replace('.xml', '')}.png")
         rows.append((f"{title} (libcosim vs monolithic)", step, dev[worst], worst, STOP / wall, STOP / wall_ref))
     return rows

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .fmus import CliError, writable_dir
+
 __all__ = ["add_commands"]
 
 
@@ -40,17 +42,22 @@ def add_commands(subparsers) -> None:
 
 def _sweep(args) -> int:
     from ..analysis.cases import load_case_file
-    from ..analysis.sweep import run_sweep
+    from ..analysis.sweep import ForeignResults, run_sweep
 
     if args.workers is not None and args.scheduler is not None:
-        raise SystemExit("crane-cosim sweep: give --workers or --scheduler, not both")
+        raise CliError("give --workers or --scheduler, not both")
     try:
         case_set = load_case_file(args.cases)
-    except (OSError, ValueError) as exc:
-        raise SystemExit(f"crane-cosim sweep: {args.cases}: {exc}") from None
-    out = args.out or Path("crane-cosim-out") / "sweeps" / args.cases.stem
+    except OSError as exc:
+        raise CliError(f"{args.cases}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CliError(f"{args.cases}: {exc}") from None
+    out = writable_dir(args.out or Path("crane-cosim-out") / "sweeps" / args.cases.stem, "--out")
     progress = not args.no_progress and sys.stdout.isatty()  # the bar redraws one line: a terminal's
-    outcome = run_sweep(case_set, out, args.workers, args.scheduler, args.retry_failed, progress)
+    try:
+        outcome = run_sweep(case_set, out, args.workers, args.scheduler, args.retry_failed, progress)
+    except ForeignResults as exc:
+        raise CliError(f"--out {exc}") from None
     print(f"{len(outcome.ran)} cases run ({outcome.failed} failed), {outcome.skipped} finished before; "
           f"results in {out}")
     if outcome.series_by_client:
@@ -60,11 +67,13 @@ def _sweep(args) -> int:
 
 
 def _report(args) -> int:
-    from ..analysis.report import write_report
+    from ..analysis.report import check_report_input, write_report
 
-    outputs = [s.strip() for s in args.outputs.split(",")] if args.outputs else None
+    outputs = [s.strip() for s in args.outputs.split(",") if s.strip()] if args.outputs else None
     try:
-        print(write_report(args.results, args.out, outputs))
-    except (OSError, ValueError) as exc:
-        raise SystemExit(f"crane-cosim report: {exc}") from None
+        check_report_input(args.results, outputs)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    out = writable_dir(args.out or args.results / "report", "--out")
+    print(write_report(args.results, out, outputs))
     return 0

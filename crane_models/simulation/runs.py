@@ -10,6 +10,7 @@ import numpy as np
 from ..fmi.registry import SPECS
 from .scenario import Scenario, communication_grid
 from .cosimulation import simulate_reference
+from .unpacked import unpacked_fmu
 
 __all__ = ["run_fmu", "run_fmu_manual", "co_simulate", "run_standalone", "max_relative_deviation",
            "communication_grid", "output_units", "output_names", "fmi_version", "FmuRunError", "FMI_STATUS"]
@@ -69,7 +70,7 @@ def co_simulate(fmu_path: Path, times: np.ndarray, start_values: dict, input_nam
         if logger:
             logger(status, category, message)
 
-    fmu = FmuInstance(fmu_path, "crane-cosim", logger=log)
+    fmu = FmuInstance(fmu_path, "crane-cosim", logger=log, unzip=str(unpacked_fmu(fmu_path)))
     names = outputs or output_names(fmu_path)
     get = _getter(fmu.fmu, fmu.types, fmu.vr, names)
     t0 = float(times[0])
@@ -143,8 +144,10 @@ def as_record_array(result: dict) -> np.ndarray:
 def _run_fmu_fmi3(fmu_path: Path, scenario: Scenario, times: np.ndarray, step: float, warm_up: bool) -> tuple:
     import fmpy
 
+    unpacked = str(unpacked_fmu(fmu_path))  # fmpy would unpack it into a new folder per run
+
     def simulate(grid: np.ndarray):
-        return fmpy.simulate_fmu(str(fmu_path), stop_time=float(grid[-1]), output_interval=step,
+        return fmpy.simulate_fmu(unpacked, stop_time=float(grid[-1]), output_interval=step,
                                  start_values=dict(scenario.start_values), input=scenario.input_table(grid),
                                  validate=False)
 

@@ -71,6 +71,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .runs import communication_grid
+from .unpacked import unpacked_fmu
 from ..fmi.instance import FmuInstance
 from ..models.vessel_crane.interface_inertia import INERTIA_NAMES
 from ..models.vessel_crane.split import MOTION, WRENCH
@@ -167,7 +168,8 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
     s = settings or SplitSettings()
     if s.scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, not {s.scheme!r}")
-    vessel, crane = FmuInstance(vessel_fmu, "vessel"), FmuInstance(crane_fmu, "crane")
+    vessel = FmuInstance(vessel_fmu, "vessel", unzip=str(unpacked_fmu(vessel_fmu)))
+    crane = FmuInstance(crane_fmu, "crane", unzip=str(unpacked_fmu(crane_fmu)))
     times = communication_grid(stop_time, step)
     rows_v, rows_c, iterations = [], [], []
     try:

@@ -74,7 +74,8 @@ PAYLOAD_OUTPUTS = (
     ("payload_vz", "m/s", "payload velocity z in Frame 0"),
     ("swing_radial", "rad", "swing of the wire from the vertical in the boom plane (positive away from the king)"),
     ("swing_tangential", "rad", "swing of the wire from the vertical across the boom plane (positive toward the "
-                                "king's x axis, the direction of positive slew)"),
+                                "king's x axis; a positive slew moves the tip toward -x, so a load lagging "
+                                "behind it swings positive)"),
     ("deck_contact_force", "N", "normal force of the deck on the payload (0 without deck_enabled or off the deck)"),
 )
 PAYLOAD_BOOLEAN_OUTPUTS = (("wire_slack", "", "true while the wire carries no tension"),)
