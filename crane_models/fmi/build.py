@@ -84,6 +84,8 @@ def complete_model_description(xml_text: bytes, spec, version: str, directional:
             _write_range(typed, v)
         if typed.tag != "Real":
             continue
+        if typed.get("start") is not None:  # pythonfmu writes 16 digits, which do not give every double back
+            typed.set("start", repr(float(v.start)))
         if v.unit:
             typed.set("unit", v.unit)
             if v.display_unit or v.unit in DISPLAY_UNITS:
