@@ -19,10 +19,12 @@ STATUS_NAMES = ("OK", "Warning", "Discard", "Error", "Fatal", "Pending")
 
 
 def add_commands(sub) -> None:
-    p = sub.add_parser("run", help="run one FMU under fmpy with chosen parameters and inputs",
+    p = sub.add_parser("run", help="run one FMU under fmpy (or an SSP package under libcosim) with chosen parameters "
+                                   "and inputs",
                        description="Run one FMU (a crane-cosim FMU by NAME, built if missing, or any FMI 2.0 "
-                                   "co-simulation .fmu) and write its outputs as CSV with units.")
-    p.add_argument("fmu", metavar="NAME|FILE.fmu")
+                                   "co-simulation .fmu) and write its outputs as CSV with units. FILE.ssp: an SSP "
+                                   "system package under libcosim; variables are named component.variable.")
+    p.add_argument("fmu", metavar="NAME|FILE.fmu|FILE.ssp")
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
                    help="start value of a parameter or input, in the variable's unit (repeatable)")
     p.add_argument("--input", metavar="SIGNALS.csv", type=Path,
@@ -35,6 +37,7 @@ def add_commands(sub) -> None:
     p.add_argument("--plot", action="store_true", help="also write the outputs as PNG next to the CSV")
     p.add_argument("--fmus", type=Path, help="folder of built FMUs for NAME (default: crane-cosim-out/fmus)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, FMU messages only if worse than OK")
+    p.add_argument("--view", action="store_true", help="also write the 3-D page of the run (crane-cosim view)")
     p.set_defaults(func=run_command)
 
 
@@ -139,9 +142,25 @@ def _printer(quiet: bool):
 
 
 def run_command(args: argparse.Namespace) -> int:
+    if Path(args.fmu).suffix.lower() == ".ssp":
+        from .run_ssp import run_ssp_command
+
+        code = run_ssp_command(args)
+    else:
+        code = run_fmu_command(args)
+    if code == 0 and args.view:
+        from .view import write_view
+
+        page = write_view(args.out)
+        if not args.quiet:
+            print(f"3-D view -> {page}")
+    return code
+
+
+def run_fmu_command(args: argparse.Namespace) -> int:
     from ..simulation.runs import FmuRunError, co_simulate
     from .progress import progress_bar
-    from .results import write_csv, write_metadata
+    from .results import parameter_values, write_csv, write_metadata
 
     fmu_path = resolve_fmu(args.fmu, args.fmus, args.quiet)
     md = variable_table(fmu_path)
@@ -171,6 +190,7 @@ def run_command(args: argparse.Namespace) -> int:
     write_csv(args.out, result, ["time"] + outputs, units)
     write_metadata(args.out, fmu_path, model=md.modelName, fmi_version=md.fmiVersion, guid=md.guid,
                    start_time=start, stop_time=stop, step=step, start_values=start_values,
+                   parameters=parameter_values(md, start_values),
                    input_file=str(args.input) if args.input else None,
                    columns=[{"name": n, "unit": units.get(n, "s")} for n in ["time"] + outputs])
     if not args.quiet:
