@@ -101,6 +101,8 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
     from libcosimpy.CosimManipulator import CosimManipulator
     from libcosimpy.CosimObserver import CosimObserver
 
+    from ..simulation.runs import FmuRunError
+
     log_output_level(CosimLogLevel.ERROR)
     execution = CosimExecution.from_ssp_file(str(path), step_size=int(round(step * 1e9)))
     observer, manipulator = CosimObserver.create_last_value(), CosimManipulator.create_override()
@@ -128,9 +130,9 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
         for name, value in zip(input_names, inputs_at(start + k * step)):
             i, v = ref(name)
             manipulator.slave_real_values(i, [v.valueReference], [value])
-        if not execution.step(1):
-            raise CliError(f"{path}: libcosim could not take the step from t = {start + k * step:g} s "
-                           "(the FMUs' messages are above)")
+        if not execution.step(1):  # an FMU refused the step: the simulation failed (exit code 1)
+            raise FmuRunError(f"libcosim could not take the step from t = {start + k * step:g} s of {path.name} "
+                              "(the FMUs' messages, if any, are above)", [])
         rows.append([float(getters[kind](i, [vr])[0]) for i, kind, vr in reads])
     execution.stop()
     data = np.array(rows, dtype=float).reshape(n, len(reads))

@@ -129,6 +129,17 @@ def _traces(pose, row: dict) -> list:
     return traces
 
 
+def _poses(scene, rows: list) -> list:
+    """The crane at each shown row; a row whose coordinates are not finite numbers is refused (a failed run)."""
+    poses = []
+    for row in rows:
+        if not all(np.isfinite(row[c]) for c in scene.coordinates if c in row):
+            raise CliError(f"t = {row['time']:g} s: the joint coordinates {', '.join(scene.coordinates)} are not all "
+                           "finite numbers; the run cannot be drawn")
+        poses.append(scene.pose(row))
+    return poses
+
+
 def _ranges(scene, poses: list) -> list:
     points = [scene.deck] + [np.array([p for segs in pose.members.values() for s in segs for p in s]) for pose in poses]
     points += [np.array([pose.payload]) for pose in poses if pose.payload is not None]
@@ -162,7 +173,7 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
     if force not in columns:
         raise CliError(f"--force {force}: not a column of the result ({', '.join(n for n in columns if n != 'time')})")
     rows = [{k: float(v[i]) for k, v in columns.items()} for i in _frame_rows(columns)]
-    poses = [scene.pose(r) for r in rows]
+    poses = _poses(scene, rows)
     deck = scene.deck
     static = go.Mesh3d(x=deck[:, 0], y=deck[:, 1], z=deck[:, 2], i=[0, 0], j=[1, 2], k=[2, 3], color="#9ecae1",
                        opacity=0.45, name="deck", hoverinfo="skip")
@@ -236,7 +247,7 @@ def write_gif(csv_path: Path, out: Path, seconds: float = 6.0, fps: int = 6, siz
     model, parameters, columns, units, _ = load_run(csv_path)
     scene = crane_scene(model, parameters)
     rows = [{k: float(v[i]) for k, v in columns.items()} for i in _frame_rows(columns, int(seconds * fps))]
-    poses = [scene.pose(r) for r in rows]
+    poses = _poses(scene, rows)
     ranges = _ranges(scene, poses)
     fig = plt.figure(figsize=(size_px / 80, size_px / 80), dpi=80)
     ax = fig.add_subplot(projection="3d")

@@ -19,7 +19,6 @@ horizontal reach (the models have no hull dimensions); its length runs along the
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -177,6 +176,3 @@ def crane_scene(model: str, parameters: dict | None = None) -> CraneScene:
         return _knuckle_boom(model, values)
     return _vessel_crane(model, values)
 
-
-def finite(points) -> bool:
-    return all(math.isfinite(float(x)) for x in np.ravel(points))
