@@ -140,7 +140,7 @@ def _page_requests(netlog: Path) -> list:
     return [u for u, origin in urls if origin != "not an origin" and not u.startswith(("file:", "data:", "blob:"))]
 
 
-def test_view_refuses_what_it_cannot_draw_in_one_line(runs, tmp_path, capsys):
+def test_view_refuses_what_it_cannot_draw_in_one_line(runs, fmu_dir, tmp_path, capsys):
     csv = tmp_path / "bare.csv"
     shutil.copy(runs["KnuckleBoomCrane"], csv)
     with pytest.raises(SystemExit) as exit_info:
@@ -153,6 +153,10 @@ def test_view_refuses_what_it_cannot_draw_in_one_line(runs, tmp_path, capsys):
         main(["view", str(csv)])
     assert exit_info.value.code == 2 and "FlexibleCrane" in capsys.readouterr().err
     assert not (tmp_path / "bare.html").exists()
+    with pytest.raises(SystemExit) as exit_info:  # run --view: refused before the run
+        main(["run", "FlexibleCrane", "--fmus", str(fmu_dir), "--stop", "0.1", "--out", str(tmp_path / "f.csv"), "--view"])
+    assert exit_info.value.code == 2 and "--view" in capsys.readouterr().err
+    assert not (tmp_path / "f.csv").exists()
 
 
 def test_run_ssp_gives_the_fmpy_run_of_the_same_fmu(fmu_dir, tmp_path):

@@ -167,6 +167,10 @@ def run_fmu_command(args: argparse.Namespace) -> int:
     if not md.fmiVersion.startswith("2") or md.coSimulation is None:
         raise CliError(f"{fmu_path}: crane-cosim run drives FMI 2.0 co-simulation FMUs "
                        f"(this one is FMI {md.fmiVersion}{'' if md.coSimulation else ', no co-simulation'})")
+    if args.view:
+        from .view import check_drawable
+
+        check_drawable([md.modelName])
     variables = {v.name: v for v in md.modelVariables}
     start_values = dict(parse_assignment(a, variables) for a in args.set)
     names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])

@@ -148,6 +148,10 @@ def run_ssp_command(args: argparse.Namespace) -> int:
         raise CliError(f"SSP file {path} not found")
     with tempfile.TemporaryDirectory(prefix="crane_cosim_ssp_") as tmp:
         package = read_package(path, Path(tmp))
+        if args.view:
+            from .view import check_drawable
+
+            check_drawable([comp["model"] for comp in package["components"].values()])
         variables = {f"{c}.{n}": v for c, comp in package["components"].items() for n, v in comp["variables"].items()}
         start_values = dict(parse_assignment(a, variables) for a in args.set)
         names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])

@@ -21,7 +21,7 @@ import numpy as np
 from .fmus import CliError
 from .view_scene import DRAWN_MODELS, crane_scene
 
-__all__ = ["add_commands", "view_command", "load_run", "write_view", "write_gif", "MAX_FRAMES"]
+__all__ = ["add_commands", "view_command", "load_run", "write_view", "write_gif", "MAX_FRAMES", "check_drawable"]
 
 MAX_FRAMES = 200  # frames in the page: 0.1 s apart for a 20 s run; the page stays a few MB beside plotly.js
 STYLES = {  # member style -> (colour, line width [px])
@@ -40,6 +40,12 @@ def add_commands(sub) -> None:
                    "joint1_force_z on a fixed base, interface_force_z on a moving base)")
     v.add_argument("--out", type=Path, help="the HTML file (default: RESULT.html)")
     v.set_defaults(func=view_command)
+
+
+def check_drawable(models: list) -> None:
+    """``run --view``: refused before the run when none of its models can be drawn."""
+    if not any(m in DRAWN_MODELS for m in models):
+        raise CliError(f"--view: crane-cosim view draws {', '.join(DRAWN_MODELS)}; not {', '.join(models)}")
 
 
 def load_run(csv_path: Path) -> tuple:
