@@ -154,7 +154,8 @@ def test_view_refuses_what_it_cannot_draw_in_one_line(runs, fmu_dir, tmp_path, c
     assert exit_info.value.code == 2 and "FlexibleCrane" in capsys.readouterr().err
     assert not (tmp_path / "bare.html").exists()
     with pytest.raises(SystemExit) as exit_info:  # run --view: refused before the run
-        main(["run", "FlexibleCrane", "--fmus", str(fmu_dir), "--stop", "0.1", "--out", str(tmp_path / "f.csv"), "--view"])
+        main(["run", "FlexibleCrane", "--fmus", str(fmu_dir), "--stop", "0.1", "--out", str(tmp_path / "f.csv"),
+              "--view"])
     assert exit_info.value.code == 2 and "--view" in capsys.readouterr().err
     assert not (tmp_path / "f.csv").exists()
 

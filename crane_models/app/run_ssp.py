@@ -33,7 +33,8 @@ def _parameter_values(archive: zipfile.ZipFile, component: ET.Element) -> dict:
     values = {}
     for binding in component.iterfind("ssd:ParameterBindings/ssd:ParameterBinding", _NS):
         source = binding.get("source")
-        root = ET.fromstring(archive.read(source)) if source else binding.find("ssd:ParameterValues/ssv:ParameterSet", _NS)
+        root = (ET.fromstring(archive.read(source)) if source
+                else binding.find("ssd:ParameterValues/ssv:ParameterSet", _NS))
         for p in root.iterfind("ssv:Parameters/ssv:Parameter", _NS) if root is not None else ():
             typed = p[0]
             kind = typed.tag.split("}")[1]
@@ -172,10 +173,12 @@ def run_ssp_command(args: argparse.Namespace) -> int:
         parameters = dict(comp["parameters"])
         parameters.update({k.split(".", 1)[1]: v for k, v in start_values.items() if k.startswith(f"{c}.")})
         components[c] = {"model": comp["model"], "parameters": parameters}
-    write_metadata(args.out, None, ssp={"file": str(path.resolve()), "sha256": file_sha256(path), "system": package["name"]},
+    write_metadata(args.out, None,
+                   ssp={"file": str(path.resolve()), "sha256": file_sha256(path), "system": package["name"]},
                    model=package["name"], components=components, start_time=start, stop_time=start + n * step,
                    step=step, start_values=start_values, input_file=str(args.input) if args.input else None,
-                   engine="libcosim (SSP)", columns=[{"name": n, "unit": units.get(n, "s")} for n in ["time"] + outputs])
+                   engine="libcosim (SSP)",
+                   columns=[{"name": n, "unit": units.get(n, "s")} for n in ["time"] + outputs])
     if not args.quiet:
         print(f"{n} steps of {step:g} s in libcosim, {len(package['components'])} components -> {args.out}",
               file=sys.stdout)

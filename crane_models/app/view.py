@@ -193,9 +193,11 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
                 args=[None, dict(frame=dict(duration=step_ms, redraw=True), fromcurrent=True,
                                  transition=dict(duration=0), mode="immediate")])
     pause = dict(label="❚❚ pause", method="animate",
-                 args=[[None], dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))])
+                 args=[[None], dict(frame=dict(duration=0, redraw=False), mode="immediate",
+                                    transition=dict(duration=0))])
     # One step per frame; the tick labels would overlap, so only the current time is shown (currentvalue).
-    slider = dict(active=0, currentvalue=dict(prefix="t = ", suffix=" s", font=dict(size=14, color="#333")), pad=dict(t=30),
+    slider = dict(active=0, currentvalue=dict(prefix="t = ", suffix=" s", font=dict(size=14, color="#333")),
+                  pad=dict(t=30),
                   font=dict(color="rgba(0,0,0,0)"), ticklen=3,
                   steps=[dict(label=n, method="animate",
                               args=[[n], dict(mode="immediate", frame=dict(duration=0, redraw=True),
