@@ -189,7 +189,7 @@ def test_the_gif_shows_the_crane_moving(runs, tmp_path):
 
     from crane_models.app.view import write_gif
 
-    gif = write_gif(runs["KnuckleBoomCrane"], tmp_path / "a.gif", seconds=1.0, fps=4, size_px=200)
+    gif = write_gif(runs["KnuckleBoomCrane"], tmp_path / "a.gif", seconds=1.0, fps=4, size_px=200, orbit_deg=0.0)
     image = Image.open(gif)
     assert image.n_frames == 4
     frames = []

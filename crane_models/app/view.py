@@ -243,9 +243,10 @@ def view_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_gif(csv_path: Path, out: Path, seconds: float = 6.0, fps: int = 6, size_px: int = 360) -> Path:
+def write_gif(csv_path: Path, out: Path, seconds: float = 6.0, fps: int = 6, size_px: int = 360,
+              orbit_deg: float = 30.0) -> Path:
     """An animated GIF of a result file's crane (matplotlib, same geometry as the page): ``seconds`` of
-    playback at ``fps`` frames per second spread evenly over the run."""
+    playback at ``fps`` frames per second spread evenly over the run, the camera turning by ``orbit_deg``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -280,7 +281,7 @@ def write_gif(csv_path: Path, out: Path, seconds: float = 6.0, fps: int = 6, siz
         for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
             axis.set_pane_color((1.0, 1.0, 1.0, 0.0))
         ax.set_box_aspect([r[1] - r[0] for r in ranges])
-        ax.view_init(elev=20, azim=-60 + 30 * i / max(1, len(poses) - 1))  # a slow orbit while it plays
+        ax.view_init(elev=20, azim=-60 + orbit_deg * i / max(1, len(poses) - 1))  # a slow orbit while it plays
         ax.set_title(_readout(rows[i], units, force, scene.payload), fontsize=8)
         return []
 
