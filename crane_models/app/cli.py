@@ -25,11 +25,12 @@ COMMAND_MODULES = [
     "crane_models.app.info",
     "crane_models.app.native",  # ecos
     "crane_models.app.sweep_cli",  # sweep, report (fatigue and sweeps)
+    "crane_models.app.view",  # view (3-D page of a result)
 ]
 
 
 def add_commands(sub) -> None:
-    b = sub.add_parser("build", help="build every FMU into a folder (plus manifest.json and OSP files)")
+    b = sub.add_parser("build", help="build every FMU into a folder (plus manifest.json, OSP files and SSP packages)")
     b.add_argument("--out", type=Path, help="output folder (default: crane-cosim-out/fmus for FMI 2, "
                                             "crane-cosim-out/fmus-fmi3 for FMI 3)")
     b.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default: %(default)s)")

@@ -14,7 +14,7 @@ from ..simulation.scenario import check_step
 from .fmus import CliError, writable_dir
 from .plots import plot_scenario, plot_side_by_side
 from .progress import progress_bar
-from .results import file_sha256, write_csv, write_metadata
+from .results import file_sha256, parameter_values, write_csv, write_metadata
 
 __all__ = ["add_commands", "run_demo", "write_csv", "plot_scenario", "SCENARIOS", "select_scenarios"]
 
@@ -88,6 +88,8 @@ def _ensure_fmus(fmu_dir: Path, scenarios: dict, rebuild: bool, quiet: bool) -> 
 
 def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool, quiet: bool) -> dict:
     """One scenario: FMU run, reference run, CSV + sidecars, PNGs; returns its summary row."""
+    from fmpy import read_model_description
+
     fmu_path = fmu_dir / f"{sc.fmu}.fmu"
     sc_dir = writable_dir(out_dir / sc.name, "--out")
     units = output_units(sc.fmu)
@@ -97,7 +99,8 @@ def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool,
     with progress_bar(sc.stop_time, f"{sc.name} FMU", disable=quiet) as bar:
         result, wall = run_fmu(fmu_path, sc, step, warm_up=True, on_step=bar.update_to)
     names = [n for n in result.dtype.names if n != "time" and n in units]
-    meta = dict(scenario=sc.name, step=step, stop_time=sc.stop_time, start_values=dict(sc.start_values),
+    meta = dict(scenario=sc.name, model=sc.fmu, step=step, stop_time=sc.stop_time, start_values=dict(sc.start_values),
+                parameters=parameter_values(read_model_description(str(fmu_path)), sc.start_values),
                 inputs=list(sc.input_names))
     files = [write_csv(sc_dir / "fmu_result.csv", result, ["time"] + names, units)]
     write_metadata(files[0], fmu_path, solver="FMU under fmpy (co_simulate)", **meta)
@@ -118,8 +121,15 @@ def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool,
     pngs = plot_scenario(sc, result, ref, sc_dir, units)
     if sc.start_values.get("payload_enabled"):
         pngs.append(payload_comparison(sc, result, lambda s: run_fmu(fmu_path, s, step)[0], sc_dir, units))
+    if sc.name == ANIMATED_SCENARIO:  # the lift at sea as a short animation (README)
+        from .view import write_gif
+
+        pngs.append(write_gif(files[0], sc_dir / "lift_at_sea.gif"))
     row["files"] = [str(p) for p in files + pngs]
     return row
+
+
+ANIMATED_SCENARIO = "knuckle_boom_lift_at_sea"  # the demo writes its lift_at_sea.gif (crane-cosim view's geometry)
 
 
 # The panels of the figure with and without the payload (issue 14): what the load changes for the crane.

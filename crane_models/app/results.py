@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import __version__
 
-__all__ = ["column_header", "write_csv", "read_csv", "write_metadata", "file_sha256", "metadata_path"]
+__all__ = ["column_header", "write_csv", "read_csv", "write_metadata", "file_sha256", "metadata_path",
+           "parameter_values"]
 
 DIMENSIONLESS = "-"  # header unit of a quantity without unit (integer flags, ratios)
 
@@ -91,6 +92,15 @@ def file_sha256(path: Path) -> str:
 def metadata_path(csv_path: Path) -> Path:
     """The sidecar of ``result.csv``: ``result.csv.json``."""
     return Path(str(csv_path) + ".json")
+
+
+def parameter_values(md, start_values: dict) -> dict:
+    """Every parameter's value in a run: the FMU's start value (fmpy model description ``md``), or the run's."""
+    typed = {"Real": float, "Integer": int, "Boolean": lambda s: str(s).lower() in ("true", "1")}
+    out = {v.name: typed[v.type](v.start) for v in md.modelVariables
+           if v.causality == "parameter" and v.type in typed and v.start is not None}
+    out.update({k: v for k, v in start_values.items() if k in out})
+    return out
 
 
 def write_metadata(csv_path: Path, fmu_path: Path | None, **fields) -> Path:

@@ -19,10 +19,12 @@ STATUS_NAMES = ("OK", "Warning", "Discard", "Error", "Fatal", "Pending")
 
 
 def add_commands(sub) -> None:
-    p = sub.add_parser("run", help="run one FMU under fmpy with chosen parameters and inputs",
+    p = sub.add_parser("run", help="run one FMU under fmpy (or an SSP package under libcosim) with chosen parameters "
+                                   "and inputs",
                        description="Run one FMU (a crane-cosim FMU by NAME, built if missing, or any FMI 2.0 "
-                                   "co-simulation .fmu) and write its outputs as CSV with units.")
-    p.add_argument("fmu", metavar="NAME|FILE.fmu")
+                                   "co-simulation .fmu) and write its outputs as CSV with units. FILE.ssp: an SSP "
+                                   "system package under libcosim; variables are named component.variable.")
+    p.add_argument("fmu", metavar="NAME|FILE.fmu|FILE.ssp")
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
                    help="start value of a parameter or input, in the variable's unit (repeatable)")
     p.add_argument("--input", metavar="SIGNALS.csv", type=Path,
@@ -35,6 +37,7 @@ def add_commands(sub) -> None:
     p.add_argument("--plot", action="store_true", help="also write the outputs as PNG next to the CSV")
     p.add_argument("--fmus", type=Path, help="folder of built FMUs for NAME (default: crane-cosim-out/fmus)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, FMU messages only if worse than OK")
+    p.add_argument("--view", action="store_true", help="also write the 3-D page of the run (crane-cosim view)")
     p.set_defaults(func=run_command)
 
 
@@ -151,19 +154,47 @@ def _printer(quiet: bool):
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..simulation.runs import FmuRunError, co_simulate
-    from .progress import progress_bar
-    from .results import metadata_path, write_csv, write_metadata
+    if Path(args.fmu).suffix.lower() == ".ssp":
+        from .run_ssp import run_ssp_command
+
+        code = run_ssp_command(args)
+    else:
+        code = run_fmu_command(args)
+    if code == 0 and args.view:
+        from .view import write_view
+
+        page = write_view(args.out)
+        if not args.quiet:
+            print(f"3-D view -> {page}")
+    return code
+
+
+def check_output_files(args: argparse.Namespace) -> None:
+    """The CSV, its sidecar and (with --plot) the PNG of a run can be written: checked before the FMU is built
+    or run, for FMU and SSP runs alike (a refusal after the run loses it)."""
+    from .results import metadata_path
 
     if args.plot and args.out.suffix.lower() == ".png":
         raise CliError(f"--out {args.out}: the plot goes next to the CSV as .png; give the CSV a .csv name")
     for target in [args.out, metadata_path(args.out)] + ([args.out.with_suffix(".png")] if args.plot else []):
-        writable_file(target, "--out")  # before the FMU is built or run: a refusal after the run loses it
+        writable_file(target, "--out")
+
+
+def run_fmu_command(args: argparse.Namespace) -> int:
+    from ..simulation.runs import FmuRunError, co_simulate
+    from .progress import progress_bar
+    from .results import parameter_values, write_csv, write_metadata
+
+    check_output_files(args)
     fmu_path = resolve_fmu(args.fmu, args.fmus, args.quiet)
     md = variable_table(fmu_path)
     if not md.fmiVersion.startswith("2") or md.coSimulation is None:
         raise CliError(f"{fmu_path}: crane-cosim run drives FMI 2.0 co-simulation FMUs "
                        f"(this one is FMI {md.fmiVersion}{'' if md.coSimulation else ', no co-simulation'})")
+    if args.view:
+        from .view import check_drawable
+
+        check_drawable([md.modelName])
     variables = {v.name: v for v in md.modelVariables}
     start_values = dict(parse_assignment(a, variables) for a in args.set)
     names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])
@@ -186,6 +217,7 @@ def run_command(args: argparse.Namespace) -> int:
     write_csv(args.out, result, ["time"] + outputs, units)
     write_metadata(args.out, fmu_path, model=md.modelName, fmi_version=md.fmiVersion, guid=md.guid,
                    start_time=start, stop_time=stop, step=step, start_values=start_values,
+                   parameters=parameter_values(md, start_values),
                    input_file=str(args.input) if args.input else None,
                    columns=[{"name": n, "unit": units.get(n, "s")} for n in ["time"] + outputs])
     if not args.quiet:

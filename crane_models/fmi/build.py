@@ -84,6 +84,8 @@ def complete_model_description(xml_text: bytes, spec, version: str, directional:
             _write_range(typed, v)
         if typed.tag != "Real":
             continue
+        if typed.get("start") is not None:  # pythonfmu writes 16 digits, which do not give every double back
+            typed.set("start", repr(float(v.start)))
         if v.unit:
             typed.set("unit", v.unit)
             if v.display_unit or v.unit in DISPLAY_UNITS:
@@ -428,8 +430,10 @@ def build_all(out_dir: Path, fmi_version: int = 2, platforms=None) -> list:
         "fmus": entries,
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
-    if fmi_version == 2:  # OSP files for the Vessel + CraneOnMovingBase pair, generated from the specs
-        from .osp import write_osp_files
+    if fmi_version == 2:  # OSP files and SSP packages for the FMUs and the vessel-crane pairs, from the specs
+        from .osp import SHIP_PAIRS, variable_connections, write_osp_files
+        from .ssp import write_ssp_files
 
         write_osp_files(out_dir)
+        write_ssp_files(out_dir, SPECS, SHIP_PAIRS, variable_connections, BASE_UNITS)
     return [out_dir / e["file"] for e in entries]

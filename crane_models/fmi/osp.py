@@ -18,7 +18,8 @@
 * System structures (``http://opensimulationplatform.com/MSMI/OSPSystemStructure``, version 0.1), one per
   pair, joined by five ``VariableGroupConnection`` s: ``OspSystemStructure.xml`` (Vessel + CraneOnMovingBase,
   the paper's scaled model) and ``KnuckleBoomOnVessel_OspSystemStructure.xml`` (Vessel with the
-  :data:`vessels.KNUCKLE_BOOM_VESSEL` parameter set + KnuckleBoomCraneOnMovingBase). Fixed-step algorithm.
+  :data:`vessels.KNUCKLE_BOOM_VESSEL` parameter set + KnuckleBoomCraneOnMovingBase): the pairs of
+  :data:`vessels.SHIP_PAIRS`. Fixed-step algorithm.
 
 ``crane-cosim build`` writes them beside the FMUs (:func:`write_osp_files`); libcosim finds a model
 description next to the FMU by its name.
@@ -28,11 +29,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..models.vessel_crane.vessels import KNUCKLE_BOOM_VESSEL
+from ..models.vessel_crane.vessels import SHIP_PAIRS
 from .registry import SPECS
 
 __all__ = ["MD_NAMESPACE", "SS_NAMESPACE", "GROUP_ORDER", "variable_groups", "osp_model_description",
-           "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "PAIRS", "SIMULATORS"]
+           "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "PAIRS", "SIMULATORS", "SHIP_PAIRS",
+           "group_variables", "variable_connections"]
 
 MD_NAMESPACE = "https://open-simulation-platform.com/OspModelDescription/1.0.1"
 SS_NAMESPACE = "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
@@ -61,12 +63,40 @@ INTERFACE = {
 GROUP_CONNECTIONS = list(INTERFACE)  # each joins the group of that name on the vessel and on the crane
 
 SIMULATORS = {"vessel": "Vessel", "crane": "CraneOnMovingBase"}
-# System structure file -> {simulator: (FMU, initial values)}.
+# System structure file -> {simulator: (FMU, initial values)}: the pairs of vessel_crane.vessels.SHIP_PAIRS.
 PAIRS = {
-    "OspSystemStructure.xml": {"vessel": ("Vessel", {}), "crane": ("CraneOnMovingBase", {})},
-    "KnuckleBoomOnVessel_OspSystemStructure.xml": {"vessel": ("Vessel", dict(KNUCKLE_BOOM_VESSEL)),
-                                                   "crane": ("KnuckleBoomCraneOnMovingBase", {})},
+    "OspSystemStructure.xml": SHIP_PAIRS["CraneOnVessel"],
+    "KnuckleBoomOnVessel_OspSystemStructure.xml": SHIP_PAIRS["KnuckleBoomOnVessel"],
 }
+
+
+def group_variables(group: str) -> list:
+    """The variables of an interface group (both sub-groups of a port)."""
+    kind, content = INTERFACE[group]
+    return [m for _, members in content for m in members] if kind in PORTS else list(content)
+
+
+def variable_connections(simulators: dict) -> list:
+    """The group connections of a pair's system structure, variable by variable: ``(from simulator, variable, to
+    simulator, variable)``, each from the side where the variable is an output to the side where it is an input
+    (``simulators``: ``{simulator: (FMU, initial values)}``, the vessel's and the crane's)."""
+    causality = {}
+    for sim, (fmu, _) in simulators.items():
+        spec = SPECS[fmu]()
+        causality[sim] = {v.name: "input" for v in spec.inputs} | {v.name: "output" for v in spec.outputs}
+    (a, ca), (b, cb) = causality.items()
+    out = []
+    for group in GROUP_CONNECTIONS:
+        for var in group_variables(group):
+            kinds = (ca.get(var), cb.get(var))
+            if kinds == ("output", "input"):
+                out.append((a, var, b, var))
+            elif kinds == ("input", "output"):
+                out.append((b, var, a, var))
+            else:
+                raise ValueError(f"{group}.{var}: {a} has it as {kinds[0]}, {b} as {kinds[1]}; a connection needs one "
+                                 "output and one input")
+    return out
 
 
 def _quantity_groups(variables: list, taken: set) -> list:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .split import VesselParameters
 
-__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel"]
+__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel", "SHIP_PAIRS"]
 
 
 def knuckle_boom_vessel() -> VesselParameters:
@@ -29,3 +29,11 @@ def knuckle_boom_vessel() -> VesselParameters:
 
 
 KNUCKLE_BOOM_VESSEL = {"l1": 17.0, "d1": 1.0, "m1": 3.0e6, "k1": 0.0, "k2": 0.0, "k3": 1.3e9}
+
+
+# The vessel-crane pairs for ship co-simulation, one source for every system file written of them (OSP system
+# structures, SSP packages): system name -> {component: (FMU, parameter values beyond the FMU's start values)}.
+SHIP_PAIRS = {
+    "CraneOnVessel": {"vessel": ("Vessel", {}), "crane": ("CraneOnMovingBase", {})},
+    "KnuckleBoomOnVessel": {"vessel": ("Vessel", dict(KNUCKLE_BOOM_VESSEL)), "crane": ("KnuckleBoomCraneOnMovingBase", {})},
+}

@@ -1,0 +1,191 @@
+"""``crane-cosim run FILE.ssp``: an SSP system package run by libcosim (its SSP loader: components, connections,
+parameter sets, the step of the OSP annotation), with start values and input signals addressed as
+``component.variable``; every output of every component recorded as CSV with units and a sidecar naming each
+component's model and parameter values (what ``crane-cosim view`` needs).
+
+libcosim's algorithm is the fixed-step Jacobi exchange: the run must be a whole number of steps.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .fmus import CliError
+
+__all__ = ["read_package", "run_ssp_command"]
+
+_NS = {"ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
+       "ssc": "http://ssp-standard.org/SSP1/SystemStructureCommon",
+       "ssv": "http://ssp-standard.org/SSP1/SystemStructureParameterValues",
+       "osp": "http://opensimulationplatform.com/SSP/OSPAnnotations"}
+_TYPED = {"Real": float, "Integer": int, "Boolean": lambda text: text in ("true", "1")}
+
+
+def _parameter_values(archive: zipfile.ZipFile, component: ET.Element) -> dict:
+    """The values of the component's parameter bindings (SSV files in the package or inline sets)."""
+    values = {}
+    for binding in component.iterfind("ssd:ParameterBindings/ssd:ParameterBinding", _NS):
+        source = binding.get("source")
+        root = (ET.fromstring(archive.read(source)) if source
+                else binding.find("ssd:ParameterValues/ssv:ParameterSet", _NS))
+        for p in root.iterfind("ssv:Parameters/ssv:Parameter", _NS) if root is not None else ():
+            typed = p[0]
+            kind = typed.tag.split("}")[1]
+            if kind in _TYPED:
+                values[p.get("name")] = _TYPED[kind](typed.get("value"))
+    return values
+
+
+def read_package(path: Path, unzip_dir: Path) -> dict:
+    """What a run needs from an ``.ssp``: ``name``, ``experiment`` (start, stop, step or None), ``components``
+    ``{name: {"fmu": extracted file, "variables": {name: fmpy variable}, "model": modelName, "parameters":
+    {name: value}}}``. One clear error for a file that is not such a package."""
+    from fmpy import read_model_description
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            root = ET.fromstring(archive.read("SystemStructure.ssd"))
+            components = {}
+            for comp in root.iterfind("ssd:System/ssd:Elements/ssd:Component", _NS):
+                fmu = Path(unzip_dir) / f"{comp.get('name')}.fmu"
+                fmu.write_bytes(archive.read(comp.get("source")))
+                md = read_model_description(str(fmu), validate=False)
+                components[comp.get("name")] = {
+                    "fmu": fmu, "model": md.modelName, "parameters": _parameter_values(archive, comp),
+                    "variables": {v.name: v for v in md.modelVariables}}
+    except (OSError, zipfile.BadZipFile, KeyError, ET.ParseError, ValueError) as exc:
+        raise CliError(f"{path}: not a readable SSP package ({exc})") from None
+    if not components:
+        raise CliError(f"{path}: the system has no FMU component")
+    experiment = root.find("ssd:DefaultExperiment", _NS)
+    step = root.find(".//osp:FixedStepAlgorithm", _NS)
+    return {"name": root.get("name"), "components": components,
+            "experiment": (float(experiment.get("startTime", 0.0)) if experiment is not None else 0.0,
+                           float(experiment.get("stopTime")) if experiment is not None and experiment.get("stopTime")
+                           else None,
+                           float(step.get("baseStepSize")) if step is not None else None)}
+
+
+def _grid(package: dict, args: argparse.Namespace) -> tuple:
+    start, stop, step = package["experiment"]
+    if args.start is not None and args.start != start:
+        raise CliError(f"--start: an SSP run starts at the package's start time ({start:g} s)")
+    stop = args.stop if args.stop is not None else stop if stop is not None else 10.0
+    step = args.step if args.step is not None else step if step is not None else 0.01
+    if not (math.isfinite(step) and 1e-6 <= step <= stop - start):
+        raise CliError(f"--step {step:g} s must lie between 1e-06 s and the run's length, {stop - start:g} s")
+    n = round((stop - start) / step)
+    if abs(n * step - (stop - start)) > 1e-9 * max(1.0, stop - start):
+        raise CliError(f"--stop {stop:g} s: an SSP run is a whole number of steps of {step:g} s "
+                       f"(libcosim's fixed step); try --stop {start + n * step:g}")
+    return start, step, int(n)
+
+
+def _outputs(package: dict) -> list:
+    return [(c, v) for c, comp in package["components"].items() for v in comp["variables"].values()
+            if v.causality == "output" and v.type in ("Real", "Integer", "Boolean")]
+
+
+def simulate_package(path: Path, package: dict, start_values: dict, input_names: list, inputs_at, start: float,
+                     step: float, n: int) -> dict:
+    """libcosim runs the package: ``start_values`` ``{"comp.var": value}`` before initialization, the inputs
+    ``input_names`` at ``inputs_at(t)`` before each step; every output at every communication point."""
+    from libcosimpy.CosimExecution import CosimExecution
+    from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
+    from libcosimpy.CosimManipulator import CosimManipulator
+    from libcosimpy.CosimObserver import CosimObserver
+
+    from ..simulation.runs import FmuRunError
+
+    log_output_level(CosimLogLevel.ERROR)
+    execution = CosimExecution.from_ssp_file(str(path), step_size=int(round(step * 1e9)))
+    observer, manipulator = CosimObserver.create_last_value(), CosimManipulator.create_override()
+    execution.add_observer(observer)
+    execution.add_manipulator(manipulator)
+    comps = package["components"]
+    index = {c: execution.slave_index_from_instance_name(c) for c in comps}
+
+    def ref(name: str):
+        c, v = name.split(".", 1)
+        return index[c], comps[c]["variables"][v]
+
+    setters = {"Real": execution.real_initial_value, "Integer": execution.integer_initial_value,
+               "Boolean": execution.boolean_initial_value}
+    for name, value in start_values.items():
+        i, v = ref(name)
+        if not setters[v.type](i, v.valueReference, value):
+            raise CliError(f"--set {name}: libcosim refused the value {value!r}")
+    outputs = _outputs(package)
+    getters = {"Real": observer.last_real_values, "Integer": observer.last_integer_values,
+               "Boolean": observer.last_boolean_values}
+    reads = [(index[c], v.type, v.valueReference) for c, v in outputs]
+    rows, times = [], start + step * np.arange(1, n + 1)
+    for k in range(n):
+        for name, value in zip(input_names, inputs_at(start + k * step)):
+            i, v = ref(name)
+            manipulator.slave_real_values(i, [v.valueReference], [value])
+        if not execution.step(1):  # an FMU refused the step: the simulation failed (exit code 1)
+            raise FmuRunError(f"libcosim could not take the step from t = {start + k * step:g} s of {path.name} "
+                              "(the FMUs' messages, if any, are above)", [])
+        rows.append([float(getters[kind](i, [vr])[0]) for i, kind, vr in reads])
+    execution.stop()
+    data = np.array(rows, dtype=float).reshape(n, len(reads))
+    return {"time": times, **{f"{c}.{v.name}": data[:, j] for j, (c, v) in enumerate(outputs)}}
+
+
+def run_ssp_command(args: argparse.Namespace) -> int:
+    from .results import file_sha256, write_csv, write_metadata
+    from .run import check_output_files, input_signals, parse_assignment
+
+    path = Path(args.fmu)
+    if not path.is_file():
+        raise CliError(f"SSP file {path} not found")
+    check_output_files(args)
+    with tempfile.TemporaryDirectory(prefix="crane_cosim_ssp_") as tmp:
+        package = read_package(path, Path(tmp))
+        if args.view:
+            from .view import check_drawable
+
+            check_drawable([comp["model"] for comp in package["components"].values()])
+        variables = {f"{c}.{n}": v for c, comp in package["components"].items() for n, v in comp["variables"].items()}
+        start_values = dict(parse_assignment(a, variables) for a in args.set)
+        names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])
+        start, step, n = _grid(package, args)
+        outputs = [f"{c}.{v.name}" for c, v in _outputs(package)]
+        if args.outputs:
+            chosen = [s.strip() for s in args.outputs.split(",")]
+            unknown = [s for s in chosen if s not in outputs]
+            if unknown:
+                raise CliError(f"--outputs: {', '.join(unknown)} not among the package's outputs (component.variable)")
+            outputs = chosen
+        result = simulate_package(path, package, start_values, names, inputs_at, start, step, n)
+    units = {n: variables[n].unit or "" for n in outputs}
+    write_csv(args.out, result, ["time"] + outputs, units)
+    components = {}
+    for c, comp in package["components"].items():
+        parameters = dict(comp["parameters"])
+        parameters.update({k.split(".", 1)[1]: v for k, v in start_values.items() if k.startswith(f"{c}.")})
+        components[c] = {"model": comp["model"], "parameters": parameters}
+    write_metadata(args.out, None,
+                   ssp={"file": str(path.resolve()), "sha256": file_sha256(path), "system": package["name"]},
+                   model=package["name"], components=components, start_time=start, stop_time=start + n * step,
+                   step=step, start_values=start_values, input_file=str(args.input) if args.input else None,
+                   engine="libcosim (SSP)",
+                   columns=[{"name": n, "unit": units.get(n, "s")} for n in ["time"] + outputs])
+    if not args.quiet:
+        print(f"{n} steps of {step:g} s in libcosim, {len(package['components'])} components -> {args.out}",
+              file=sys.stdout)
+    if args.plot:
+        from .plots import plot_outputs
+
+        png = plot_outputs(args.out.with_suffix(".png"), f"{package['name']}: {path.name}", result, outputs, units)
+        if not args.quiet:
+            print(f"plot -> {png}")
+    return 0
