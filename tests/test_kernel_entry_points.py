@@ -149,3 +149,20 @@ def test_every_model_runs_on_the_cross_built_x86_64_linux_kernel(tmp_path_factor
     report = run_every_model(kernel_file)
     assert report["kernel"] == str(kernel_file)
     assert_every_model_ran(report)
+
+
+def test_building_for_platforms_without_lief_stops_with_one_line_before_any_work(tmp_path):
+    """``crane-cosim build --platforms ...`` on a machine without LIEF: exit 2, the last line names
+    ``pip install lief``, no traceback, no FMU written. LIEF is hidden by a package of that name that fails to
+    import, first on the path."""
+    hidden = tmp_path / "hide" / "lief"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ImportError('lief hidden by the test')\n")
+    out = tmp_path / "fmus"
+    env = {**_clean_environment(), "PYTHONPATH": str(hidden.parent)}
+    done = subprocess.run([sys.executable, "-m", "crane_models.app.cli", "build", "--platforms", "x86_64-linux",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert "pip install lief" in done.stderr.strip().splitlines()[-1]
+    assert not list(out.glob("*.fmu"))
