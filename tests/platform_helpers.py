@@ -58,9 +58,15 @@ def require_zig() -> list:
     return zig
 
 
+def require_lief() -> None:
+    """Skip, naming the package, without LIEF: the build reads every binary's exports with it."""
+    pytest.importorskip("lief", reason="reading what the binaries export needs LIEF: pip install lief (test extra)")
+
+
 def cross_built(tmp_path_factory) -> dict:
     """{(library, platform): path} for every platform, built once per test process."""
     require_zig()
+    require_lief()
     if "binaries" not in _BUILT:
         out = tmp_path_factory.mktemp("binaries")
         _BUILT["binaries"] = platforms.build_binaries(list(platforms.PLATFORMS.values()), out)

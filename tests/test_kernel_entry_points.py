@@ -21,7 +21,7 @@ import pytest
 from crane_models.core import native
 from crane_models.core.native.entry_points import EXPORTS, PROTOTYPES
 from crane_models.core.native.system import Kernel
-from platform_helpers import binding_calls, cross_built, kernel_c_functions
+from platform_helpers import binding_calls, cross_built, kernel_c_functions, require_lief
 
 HERE = Path(__file__).resolve().parent
 C_TYPES = {"int": ctypes.c_int, "double": ctypes.c_double, "long": ctypes.c_long, "void": None}
@@ -100,7 +100,7 @@ def test_the_in_place_kernel_exports_exactly_the_table(kernel):
     cross-built kernel does -- so that a name missing from the table fails on Linux too."""
     from crane_models.fmi.binary_exports import read_binary
 
-    pytest.importorskip("lief", reason="reading the kernel's exports needs LIEF: pip install lief")
+    require_lief()
     path = Path(kernel._name)
     if path.name.startswith("multibody-"):
         pytest.skip(f"the loaded kernel is a cross-built one ({path.name}), not the in-place build")
@@ -157,7 +157,7 @@ def test_building_for_platforms_without_lief_stops_with_one_line_before_any_work
     import, first on the path."""
     hidden = tmp_path / "hide" / "lief"
     hidden.mkdir(parents=True)
-    (hidden / "__init__.py").write_text("raise ImportError('lief hidden by the test')\n")
+    (hidden / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'lief'\", name='lief')\n")
     out = tmp_path / "fmus"
     env = {**_clean_environment(), "PYTHONPATH": str(hidden.parent)}
     done = subprocess.run([sys.executable, "-m", "crane_models.app.cli", "build", "--platforms", "x86_64-linux",

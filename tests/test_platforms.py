@@ -28,7 +28,8 @@ from crane_models.fmi.build import build_all, make_reproducible
 from crane_models.fmi.registry import SPECS
 from crane_models.core.native.entry_points import EXPORTS
 from platform_helpers import (AARCH64_SYSROOT, binding_calls, build_harness, cross_built, kernel_c_functions,
-                              parse_harness_output, require_zig, windows_program, wine_command, wineserver_command)
+                              parse_harness_output, require_lief, require_zig, windows_program, wine_command,
+                              wineserver_command)
 
 # The platforms' kernels are compiled from the same C with no fused multiply-adds (-ffp-contract=off), so
 # they differ only where the C runtimes' sin/cos/pow differ by an ulp: aarch64 with glibc gives the x86-64
@@ -182,6 +183,7 @@ def test_win64_kernel_under_wine_gives_the_x86_64_results(binaries, native_resul
 @pytest.fixture(scope="module")
 def all_platform_fmus(tmp_path_factory):
     require_zig()
+    require_lief()
     first = tmp_path_factory.mktemp("fmus_all")
     build_all(first, platforms="all")
     time.sleep(2.1)  # the zip format stores time in 2 s steps: a second build must fall into another step
@@ -335,6 +337,7 @@ def test_a_runtime_library_goes_into_binaries_under_the_model_identifier(monkeyp
     into binaries/<platform>/<model identifier><ext> of every FMU in place of pythonfmu's binary, while the
     kernels stay in the bundled package. A stand-in runtime (stubs of the FMI 2.0 functions) shows it."""
     require_zig()
+    require_lief()
     source = tmp_path / "stub_runtime.c"
     source.write_text("".join(f"int {name}(void) {{ return {i}; }}\n"
                               for i, name in enumerate(platforms.FMI2_FUNCTIONS)))

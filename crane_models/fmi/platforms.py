@@ -209,7 +209,7 @@ def module_definition(library: CLibrary) -> str:
 def export_flags(library: CLibrary, platform: Platform) -> list[str]:
     """Compiler flags that make an ELF or Mach-O binary export exactly the library's entry points: every symbol
     hidden but those its export macro redeclares (a linker export list is no option: zig's Mach-O linker ignores
-    ``-exported_symbols_list``). None for Windows (:func:`module_definition`) or a library without the macro."""
+    ``-exported_symbols_list``). No flags for Windows (:func:`module_definition`) or a library without the macro."""
     if library.export_macro is None or platform.extension == ".dll":
         return []
     return ["-fvisibility=hidden", f"-D{library.export_macro}={entry_points.visibility_declarations(library.exports)}"]
