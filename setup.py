@@ -43,7 +43,7 @@ class build_kernel(build_ext):
         if self.compiler.compiler_type not in LINKER_LIST_COMPILERS:
             ext.extra_compile_args = [*ext.extra_compile_args, "-fvisibility=hidden"]
             ext.define_macros = [*ext.define_macros,
-                                 (ENTRY_POINTS.EXPORT_MACRO, ENTRY_POINTS.visibility_declarations())]
+                                 (ENTRY_POINTS.EXPORT_MACRO, ENTRY_POINTS.export_macro_value())]
         super().build_extension(ext)
 
 

@@ -212,7 +212,7 @@ def export_flags(library: CLibrary, platform: Platform) -> list[str]:
     ``-exported_symbols_list``). No flags for Windows (:func:`module_definition`) or a library without the macro."""
     if library.export_macro is None or platform.extension == ".dll":
         return []
-    return ["-fvisibility=hidden", f"-D{library.export_macro}={entry_points.visibility_declarations(library.exports)}"]
+    return ["-fvisibility=hidden", f"-D{library.export_macro}={entry_points.export_macro_value(library.exports)}"]
 
 
 def compile_command(library: CLibrary, platform: Platform, output: Path, scratch: Path) -> list[str]:

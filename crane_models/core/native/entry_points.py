@@ -5,7 +5,7 @@ This table is the one list of them. From it come
     attribute ``lib.mbs_evaluate`` is the C function with the ``restype`` and ``argtypes`` given here (a name
     missing here raises AttributeError, so nothing can call the kernel with guessed argument types);
   * what every build of the kernel exports, and nothing else: ``setup.py`` (the in-place build of
-    ``pip install``: ``-fvisibility=hidden`` with :func:`visibility_declarations` under gcc/clang,
+    ``pip install``: ``-fvisibility=hidden`` with :func:`export_macro_value` under gcc/clang,
     ``export_symbols`` -- ``/EXPORT:`` or a ``.def`` -- under MSVC and MinGW) and ``fmi/platforms.py`` (the zig
     cross-builds: the same declarations on ELF and Mach-O, a module-definition file on Windows). A function
     that is not listed stays hidden, so the binding fails here, on Linux, as it would on any other platform.
@@ -22,7 +22,7 @@ This module imports only ctypes: ``setup.py`` loads it by its file path before t
 """
 from ctypes import c_double, c_int, c_void_p
 
-__all__ = ["PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "visibility_declarations"]
+__all__ = ["PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_value"]
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -52,14 +52,14 @@ PROTOTYPES = {
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order
 
-# The macro multibody.h expands after declaring the entry points: a build defines it as
-# visibility_declarations() and compiles with -fvisibility=hidden (ELF, Mach-O).
+# The macro multibody.h expands after declaring the entry points: a build defines it as export_macro_value() and
+# compiles with -fvisibility=hidden (ELF, Mach-O).
 EXPORT_MACRO = "MBS_EXPORTS"
 
 
-def visibility_declarations(names: tuple = EXPORTS) -> str:
-    """C redeclarations giving ``names`` default visibility, for ``-D MBS_EXPORTS=...`` with ``-fvisibility=hidden``
-    (gcc and clang, ELF and Mach-O): each refers to the declaration in ``multibody.h``, so only the table decides
-    what is exported. Used instead of a linker export list because zig's Mach-O linker ignores
-    ``-exported_symbols_list`` (zig 0.17.1)."""
-    return " ".join(f'__attribute__((visibility("default"))) __typeof__({name}) {name};' for name in names)
+def export_macro_value(names: tuple = EXPORTS) -> str:
+    """``MBS_EXPORT(name)`` for each of ``names``, the value of ``-D MBS_EXPORTS=...`` (gcc and clang, ELF and
+    Mach-O, with ``-fvisibility=hidden``): multibody.h turns each into a redeclaration of that function with default
+    visibility, so only the table decides what is exported. Visibility rather than a linker export list, because
+    zig's Mach-O linker ignores ``-exported_symbols_list`` (zig 0.17.1)."""
+    return " ".join(f"MBS_EXPORT({name})" for name in names)

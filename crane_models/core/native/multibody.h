@@ -278,11 +278,12 @@ int mbs_interface_inertia(int n, const double *M, const int *prescribed, const i
 int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
                    const double *act_values, const double *extra, double *out, double *work);
 
-/* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O defines
- * MBS_EXPORTS there as a redeclaration of each with default visibility and compiles with -fvisibility=hidden
- * (setup.py, fmi/platforms.py), so exactly those names are exported. Windows builds give the linker the same
- * list (/EXPORT, a .def file) and leave MBS_EXPORTS undefined. */
+/* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with
+ * -fvisibility=hidden and defines MBS_EXPORTS as MBS_EXPORT(name) for each of them (setup.py, fmi/platforms.py):
+ * a redeclaration with default visibility, so exactly those names are exported (a name not declared above does
+ * not compile). Windows builds give the linker the same list (/EXPORT, a .def file) and leave it undefined. */
 #ifdef MBS_EXPORTS
+#define MBS_EXPORT(f) __attribute__((visibility("default"))) __typeof__(f) f;
 MBS_EXPORTS
 #endif
 
