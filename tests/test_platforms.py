@@ -26,8 +26,10 @@ from crane_models.fmi import platforms
 from crane_models.fmi.binary_exports import read_binary
 from crane_models.fmi.build import build_all, make_reproducible
 from crane_models.fmi.registry import SPECS
-from platform_helpers import (AARCH64_SYSROOT, build_harness, cross_built, parse_harness_output, require_zig,
-                              wine_command, wineserver_command)
+from crane_models.core.native.entry_points import EXPORTS
+from platform_helpers import (AARCH64_SYSROOT, binding_calls, build_harness, cross_built, kernel_c_functions,
+                              parse_harness_output, require_lief, require_zig, windows_program, wine_command,
+                              wineserver_command)
 
 # The platforms' kernels are compiled from the same C with no fused multiply-adds (-ffp-contract=off), so
 # they differ only where the C runtimes' sin/cos/pow differ by an ulp: aarch64 with glibc gives the x86-64
@@ -94,7 +96,7 @@ def _exports_by_binutils(path: Path) -> set:
 
 
 def test_export_reader_agrees_with_llvm_nm_and_objdump(binaries):
-    """binary_exports is a parser of three formats written here: the binutils read the same names."""
+    """binary_exports reads with LIEF (for Mach-O from the dyld export trie): the binutils read the same names."""
     if not (shutil.which("llvm-nm") and shutil.which("objdump")):
         pytest.skip("llvm-nm and objdump (Debian llvm, binutils) are needed for this cross-check")
     for (_, name), path in binaries.items():
@@ -181,6 +183,7 @@ def test_win64_kernel_under_wine_gives_the_x86_64_results(binaries, native_resul
 @pytest.fixture(scope="module")
 def all_platform_fmus(tmp_path_factory):
     require_zig()
+    require_lief()
     first = tmp_path_factory.mktemp("fmus_all")
     build_all(first, platforms="all")
     time.sleep(2.1)  # the zip format stores time in 2 s steps: a second build must fall into another step
@@ -217,6 +220,59 @@ def test_every_fmu_carries_every_platform_kernel(all_platform_fmus, tmp_path):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         own = platforms.KERNEL.file_name(platforms.PLATFORMS[system.host_platform()])
         assert done.stdout.strip() == str(native / own), done.stderr[-2000:]
+
+
+# What zig's Mach-O linker adds to the exports of every dylib it links, beside the ones the sources choose.
+MACHO_LINKER_EXPORTS = {"__dso_handle", "_mh_dylib_header"}
+
+
+def test_every_platform_kernel_in_every_fmu_exports_what_the_binding_calls(all_platform_fmus, tmp_path):
+    """Issue 20: every kernel function the binding calls (found by scanning its code, not from the table of entry
+    points) is exported by each platform's kernel inside each FMU, read with LIEF; and the kernel exports nothing
+    but the table (the linker's own Mach-O symbols aside). Before, the win64 kernel lacked six entry points and
+    KnuckleBoomCraneOnMovingBase could not run on Windows."""
+    calls = binding_calls()
+    assert {"mbs_interface_inertia", "mbs_interface_wrench", "mbs_base_loads"} <= calls  # the scan finds them
+    out = all_platform_fmus[0]
+    for name in SPECS:
+        with zipfile.ZipFile(out / f"{name}.fmu") as z:
+            kernels = [n for n in z.namelist() if "/core/native/multibody-" in n]
+            z.extractall(tmp_path / name, members=kernels)
+        assert len(kernels) == len(platforms.PLATFORMS), name
+        for member in kernels:
+            info = read_binary(tmp_path / name / member)
+            missing = calls - info.exports
+            assert not missing, f"{name}: {member} does not export {sorted(missing)}"
+            extra = info.exports - set(EXPORTS) - (MACHO_LINKER_EXPORTS if info.format == "macho" else set())
+            assert not extra, f"{name}: {member} exports more than the table: {sorted(extra)}"
+
+
+def test_win64_kernel_under_wine_has_every_entry_point_and_no_other(all_platform_fmus, tmp_path):
+    """Under wine, GetProcAddress on the win64 kernel DLL of an FMU finds every entry point of the table and every
+    function the binding calls, and none of the kernel's internal functions (defined in its .c files, not in the
+    table): the DLL exports exactly the table."""
+    wine, wineserver = wine_command(), wineserver_command()
+    if wine is None:
+        pytest.skip("needs wine for 64-bit programs (Debian wine64)")
+    probe = windows_program(Path(__file__).resolve().parent / "native_host" / "win_symbols.c", tmp_path)
+    with zipfile.ZipFile(all_platform_fmus[0] / "KnuckleBoomCraneOnMovingBase.fmu") as z:
+        member = next(n for n in z.namelist() if n.endswith("/" + platforms.KERNEL.file_name(
+            platforms.PLATFORMS["x86_64-windows"])))
+        dll = Path(z.extract(member, tmp_path / "fmu"))
+    wanted = set(EXPORTS) | binding_calls()
+    internal = set(kernel_c_functions()) - wanted
+    assert internal  # the check below can see a function that is hidden
+    env = {"WINEPREFIX": str(tmp_path / "wine"), "WINEDEBUG": "-all", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    try:
+        done = subprocess.run([*wine, str(probe), "Z:" + str(dll).replace("/", "\\"), *sorted(wanted | internal)],
+                              capture_output=True, text=True, timeout=600, env=env)
+    finally:
+        if wineserver:  # the server this test's prefix started, not any other
+            subprocess.run([*wineserver, "-k"], env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    lines = [line.split() for line in done.stdout.replace("\r", "").splitlines()]
+    assert {name for status, name in lines if status == "found"} == wanted, done.stdout
+    assert {name for status, name in lines if status == "missing"} == internal, done.stdout
 
 
 def test_two_builds_of_the_same_sources_are_byte_identical(all_platform_fmus):
@@ -281,6 +337,7 @@ def test_a_runtime_library_goes_into_binaries_under_the_model_identifier(monkeyp
     into binaries/<platform>/<model identifier><ext> of every FMU in place of pythonfmu's binary, while the
     kernels stay in the bundled package. A stand-in runtime (stubs of the FMI 2.0 functions) shows it."""
     require_zig()
+    require_lief()
     source = tmp_path / "stub_runtime.c"
     source.write_text("".join(f"int {name}(void) {{ return {i}; }}\n"
                               for i, name in enumerate(platforms.FMI2_FUNCTIONS)))

@@ -47,12 +47,13 @@ def build_command(args: argparse.Namespace) -> int:
     out = writable_dir(args.out or default_fmu_dir(args.fmi), "--out")
     platforms = None
     if args.platforms:
-        from ..fmi.platforms import resolve_platforms
+        from ..fmi.platforms import ToolchainMissing, require_toolchain, resolve_platforms
 
         platforms = "all" if args.platforms == "all" else [p.strip() for p in args.platforms.split(",") if p.strip()]
-        try:
-            resolve_platforms(platforms)  # checked before anything is built
-        except ValueError as exc:  # the message lists the known names
+        try:  # checked before anything is built
+            resolve_platforms(platforms)
+            require_toolchain()
+        except (ValueError, ToolchainMissing) as exc:  # the known names; what to install (zig, LIEF)
             raise CliError(f"--platforms: {exc}") from None
     for path in build_all(out, args.fmi, platforms=platforms):
         print(path)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ..core.native import entry_points
 from ..core.native.system import host_platform  # noqa: F401  (re-exported: the loader names platforms)
 
 PACKAGE = Path(__file__).resolve().parents[1]  # crane_models
@@ -56,6 +57,10 @@ class CLibrary:
     only: Optional[tuple[str, ...]] = None  # the platforms it is built for (None: all)
     link: tuple[str, ...] = ()              # extra libraries on ELF platforms (glibc 2.17 keeps dl and pthread apart)
     link_windows: tuple[str, ...] = ()      # extra libraries on Windows (beyond kernel32 and the C runtime)
+    # A macro its header expands after declaring the exports: defined as their default-visibility redeclarations
+    # and compiled with -fvisibility=hidden, so that an ELF or Mach-O binary exports exactly ``exports`` (None:
+    # the sources mark their exports themselves). Windows DLLs export by a module-definition file in any case.
+    export_macro: Optional[str] = None
 
     def builds_for(self, platform: "Platform") -> bool:
         return self.only is None or platform.name in self.only
@@ -67,14 +72,14 @@ class CLibrary:
 # -O3 and -fno-math-errno as in setup.py; -ffp-contract=off: no fused multiply-adds, so that aarch64 (where
 # clang fuses by default) computes the same doubles as x86-64 -- the platforms' results are compared to 1e-12.
 # -g0 and no build id: nothing in the binary depends on the build machine or time (reproducible FMUs).
+# The exports are the binding's table of entry points (core/native/entry_points.py), as in setup.py.
 KERNEL = CLibrary(
     name="multibody",
     sources=tuple(NATIVE / f"{s}.c" for s in ("kinematics", "dynamics", "task", "steppers", "reactions", "payload")),
     flags=("-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=off", "-g0"),
-    exports=("mbs_evaluate", "mbs_solve_spd", "mbs_reactions", "mbs_derivative", "mbs_task_derivative",
-             "mbs_integrate", "mbs_inertial_wrenches", "mbs_aux_speeds", "mbs_payload_derivative",
-             "mbs_payload_integrate"),
+    exports=entry_points.EXPORTS,
     in_package=True,
+    export_macro=entry_points.EXPORT_MACRO,
 )
 
 # The FMI 2.0 functions an FMU binary must export (FMI 2.0.4, section 2.1 and 4.2).
@@ -171,7 +176,19 @@ def zig_command() -> Optional[list[str]]:
 
 
 class ToolchainMissing(RuntimeError):
-    """No cross compiler: install ``pip install ziglang``."""
+    """No cross compiler (``pip install ziglang``) or no reader of the binaries it makes (``pip install lief``)."""
+
+
+def require_toolchain() -> None:
+    """ToolchainMissing naming what to install when zig or LIEF is missing: checked before anything is built."""
+    from .binary_exports import LiefMissing, require_lief
+
+    if zig_command() is None:
+        raise ToolchainMissing("cross-compiling needs zig: pip install ziglang (or put zig on PATH)")
+    try:
+        require_lief()
+    except LiefMissing as exc:
+        raise ToolchainMissing(str(exc)) from None
 
 
 def _zig_environment() -> dict:
@@ -187,6 +204,15 @@ def module_definition(library: CLibrary) -> str:
     """A Windows module-definition file exporting exactly the library's entry points (a DLL built from C
     without ``__declspec(dllexport)`` exports nothing)."""
     return "\n".join([f"LIBRARY {library.name}", "EXPORTS", *library.exports, ""])
+
+
+def export_flags(library: CLibrary, platform: Platform) -> list[str]:
+    """Compiler flags that make an ELF or Mach-O binary export exactly the library's entry points: every symbol
+    hidden but those its export macro redeclares (a linker export list is no option: zig's Mach-O linker ignores
+    ``-exported_symbols_list``). No flags for Windows (:func:`module_definition`) or a library without the macro."""
+    if library.export_macro is None or platform.extension == ".dll":
+        return []
+    return ["-fvisibility=hidden", f"-D{library.export_macro}={entry_points.export_macro_value(library.exports)}"]
 
 
 def compile_command(library: CLibrary, platform: Platform, output: Path, scratch: Path) -> list[str]:
@@ -205,8 +231,8 @@ def compile_command(library: CLibrary, platform: Platform, output: Path, scratch
     else:  # Mach-O records its install name, by default the output path: name it by the file alone
         extra = [f"-Wl,-install_name,@loader_path/{output.name}"]
     # Relative source paths: the compiler sees no path of the build machine (no __FILE__ is used, -g0).
-    return [*zig, "cc", "-target", platform.zig_target, *library.flags, "-shared", "-s", "-o", str(output),
-            *[os.path.relpath(s, PACKAGE.parent) for s in library.sources], *extra]
+    return [*zig, "cc", "-target", platform.zig_target, *library.flags, *export_flags(library, platform), "-shared",
+            "-s", "-o", str(output), *[os.path.relpath(s, PACKAGE.parent) for s in library.sources], *extra]
 
 
 def compile_library(library: CLibrary, platform: Platform, output: Path) -> Path:
@@ -231,6 +257,7 @@ def build_binaries(platforms: Sequence[Platform], out_dir: Path) -> dict[tuple[s
     RuntimeError."""
     from .binary_exports import read_binary
 
+    require_toolchain()
     built = {}
     for platform in platforms:
         for library in (lib for lib in libraries() if lib.builds_for(platform)):

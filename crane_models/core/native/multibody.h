@@ -9,10 +9,14 @@
  *   task.c        mbs_task_derivative (point springs, a programmed constraint and joint friction by the
  *                 articulated-body algorithm: models/flexible_crane is its specification);
  *   steppers.c    mbs_integrate (the explicit pairs of simulation/integrators.py over either derivative);
- *   reactions.c   mbs_aux_speeds (constraint forces by auxiliary speeds), mbs_reactions (joint reactions);
+ *   reactions.c   mbs_aux_speeds (constraint forces by auxiliary speeds), mbs_reactions (joint reactions),
+ *                 mbs_interface_wrench, mbs_interface_inertia, mbs_base_loads (a crane on a moving base);
  *   payload.c     mbs_payload_derivative, mbs_payload_integrate (a load on a hoisting wire from a body point).
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
  * FMU host may embed. Arrays are row-major doubles; all sizes come from the model record.
+ * The entry points -- the functions Python calls -- are declared here and listed, with their ctypes prototypes,
+ * in entry_points.py: a build exports exactly that list (see MBS_EXPORTS at the end); the other functions
+ * declared here are shared between the .c files and stay hidden.
  */
 #ifndef CRANE_MULTIBODY_H
 #define CRANE_MULTIBODY_H
@@ -124,6 +128,9 @@ int mbs_solve_spd(int n, int nrhs, double *M, const double *b, double *x);
 enum { EV_CORIOLIS_MATRIX = 1, EV_ALL_BODIES = 2, EV_INVERSE = 4, EV_SPATIAL = 8 };
 int mbs_evaluate_tree(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
                       double *work, int mode, int keep1, int keep2);
+/* Entry point: kinematics, M, C, C u, the weight term and (small systems) M^-1 (all bodies, EV_INVERSE). */
+int mbs_evaluate(const mbs_model *m, const double *q, const double *u, const double *maps, double *out,
+                 double *work);
 
 static inline int massless(const mbs_model *m, int k) {
     const double *I = m->inertia + 9 * k;
@@ -213,6 +220,10 @@ typedef int (*mbs_event_signs)(const void *ctx, const double *rec);
 int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs events, int signs,
                       const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
                       double *recs, int rec_stride, int *final, double *model_work, double *work);
+/* Entry point: mbs_integrate_rhs over mbs_derivative, or mbs_task_derivative when task is not NULL (steppers.c). */
+int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                  const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work);
 
 /* A point-mass payload on a hoisting wire from the point `point` (body coordinates) of `body`, with a winch
  * and an optional compliant deck (payload.c; crane_models/core/payload.py is the specification). */
@@ -233,5 +244,47 @@ int mbs_payload_integrate(const mbs_model *m, const mbs_effort_law *law, const d
                           const mbs_payload *pl, const mbs_tableau *tab, mbs_stepper *st, double t, double t_end,
                           double *y, double *k1, int signs, double *recs, int rec_size, int rec_stride, int *final,
                           double *model_work, double *work);
+
+/* Constraint forces, joint reactions and the loads of a crane on a moving base (reactions.c, where each is
+ * described). The records are mirrored by core/native/wrenches.py. */
+typedef struct {
+    int n_items, n_struct, ncyl;
+    const int *item_body;   /* (n_items) body of each contribution: structural bodies, then barrel, piston */
+    const int *structural;  /* (n_struct) */
+    const double *mask;     /* (nb, n_items) 1 when contribution j is outboard of joint k */
+    const int *cyl;         /* (ncyl, 2) barrel and piston body */
+    const double *a0;       /* (ncyl, 12, 12) support maps S(l_c) = a0 + a1 / l_c of (54)-(55) */
+    const double *a1;
+} mbs_reaction_model;
+
+typedef struct {
+    const mbs_reaction_model *reactions;
+    int cut, n_ob, nj, base, n_act, n_rows, tip_body;
+    const int *outboard, *act_entry, *rows, *row_frame;
+    const double *S, *Ainv;
+    double g, tip[3];
+} mbs_base_loads_model;
+
+int mbs_aux_speeds(const mbs_model *m, const double *rec, const double *udot, const double *external,
+                   int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
+                   double *rho, double *work);
+int mbs_reactions(const mbs_model *m, const mbs_reaction_model *r, const double *rec, const double *udot,
+                  const double *external, double *total, double *supports, double *joints, double *work);
+int mbs_interface_wrench(const mbs_model *m, const double *rec, const double *udot, const double *external,
+                         int cut, int n_ob, const int *outboard, int nj, const double *S, const double *Ainv,
+                         int base, double axial_torque, double *out, double *work);
+int mbs_interface_inertia(int n, const double *M, const int *prescribed, const int *free_, int nf,
+                          const double *euler_inverse, const double *R, double *A, double *work);
+int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
+                   const double *act_values, const double *extra, double *out, double *work);
+
+/* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with
+ * -fvisibility=hidden and defines MBS_EXPORTS as MBS_EXPORT(name) for each of them (setup.py, fmi/platforms.py):
+ * a redeclaration with default visibility, so exactly those names are exported (a name not declared above does
+ * not compile). Windows builds give the linker the same list (/EXPORT, a .def file) and leave it undefined. */
+#ifdef MBS_EXPORTS
+#define MBS_EXPORT(f) __attribute__((visibility("default"))) __typeof__(f) f;
+MBS_EXPORTS
+#endif
 
 #endif

@@ -24,17 +24,6 @@ class _Payload(ctypes.Structure):
                                                         "deck_height", "deck_k", "deck_c", "check_interval")])
 
 
-def _declare(lib: ctypes.CDLL) -> None:
-    if getattr(lib.mbs_payload_integrate, "argtypes", None):
-        return
-    lib.mbs_payload_derivative.argtypes = [ctypes.c_void_p] * 9
-    lib.mbs_payload_derivative.restype = ctypes.c_int
-    lib.mbs_payload_integrate.argtypes = ([ctypes.c_void_p] * 6 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 2
-                                          + [ctypes.c_int, ctypes.c_void_p] + [ctypes.c_int] * 2
-                                          + [ctypes.c_void_p] * 3)
-    lib.mbs_payload_integrate.restype = ctypes.c_int
-
-
 class NativePayload(NativeIntegration):
     """A tree with a point-mass load on a wire from the point ``point`` of ``body``, ``y = [q; u; p; v; L]``:
     its derivative (:meth:`derivative`) and its stepping in the kernel, as :class:`NativeIntegration` (same
@@ -47,7 +36,6 @@ class NativePayload(NativeIntegration):
                  make_aux: Optional[Callable] = None) -> None:
         super().__init__(native, law, make_aux=lambda record, tail: make_aux(record, tail, self._y))
         lib = library()
-        _declare(lib)
         deck_on = deck is not None
         self._struct = _Payload(int(body), int(winch_input), int(deck_on), (ctypes.c_double * 3)(*map(float, point)),
                                 float(mass), float(g), float(wire.ea), float(wire.damping), float(winch.v_max),

@@ -43,16 +43,6 @@ int mbs_aux_speeds(const mbs_model *m, const double *rec, const double *udot, co
     return 0;
 }
 
-typedef struct {
-    int n_items, n_struct, ncyl;
-    const int *item_body;   /* (n_items) body of each contribution: structural bodies, then barrel, piston */
-    const int *structural;  /* (n_struct) */
-    const double *mask;     /* (nb, n_items) 1 when contribution j is outboard of joint k */
-    const int *cyl;         /* (ncyl, 2) barrel and piston body */
-    const double *a0;       /* (ncyl, 12, 12) support maps S(l_c) = a0 + a1 / l_c of (54)-(55) */
-    const double *a1;
-} mbs_reaction_model;
-
 /* Reaction wrenches (section 4 of Cibicik & Egeland 2018), [f; n] throughout:
  * total wrenches W_t = W_e - W_in (47)-(49) at each COG in body coordinates -> total (nb, 6);
  * equivalent cylinder support wrenches (53) in the barrel frame -> supports (ncyl, 12);
@@ -202,14 +192,6 @@ int mbs_interface_inertia(int n, const double *M, const int *prescribed, const i
  * that of body row_frame[i]; the point tip (coordinates in body tip_body) from the base origin, base frame.
  * out: applied (nb * 6) | wrench [f; n] (6) | reactions (n_rows * 6) | tip (3).
  * work: 6 * n_items + 6 * nb + 12 * nb + 12 * ncyl doubles (reactions' scratch, total and support wrenches, joints). */
-typedef struct {
-    const mbs_reaction_model *reactions;
-    int cut, n_ob, nj, base, n_act, n_rows, tip_body;
-    const int *outboard, *act_entry, *rows, *row_frame;
-    const double *S, *Ainv;
-    double g, tip[3];
-} mbs_base_loads_model;
-
 int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
                    const double *act_values, const double *extra, double *out, double *work) {
     const int nb = m->nb;
@@ -248,7 +230,3 @@ int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const doub
     mattvec3(rot + 9 * b, d, tip);
     return 0;
 }
-
-/* setuptools builds this file as an extension module and, on Windows, exports the init symbol of one;
- * the kernel is loaded with ctypes and never imported, so the symbol only has to exist. */
-void *PyInit_multibody(void) { return 0; }

@@ -6,15 +6,18 @@ import ctypes
 import os
 import platform
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from .entry_points import PROTOTYPES
+
 if TYPE_CHECKING:
     from .stepping import NativeTask
 
-__all__ = ["library", "native_enabled", "NativeSystem", "NativeKinematics", "NativeEffortLaw"]
+__all__ = ["library", "native_enabled", "Kernel", "NativeSystem", "NativeKinematics", "NativeEffortLaw"]
 
 _HERE = Path(__file__).resolve().parent
 _lib = None
@@ -65,10 +68,37 @@ def kernel_candidates(folder: Path = _HERE) -> list[Path]:
     return [p for p in own if p.is_file()] + local
 
 
-def library() -> Optional[ctypes.CDLL]:
-    """The loaded kernel (the first of :func:`kernel_candidates` that loads, or the file named by the
-    environment variable ``CRANE_COSIM_KERNEL``), or None when none is built for this platform (or the kernel
-    is disabled by ``CRANE_COSIM_NATIVE=0``)."""
+class Kernel(ctypes.CDLL):
+    """A loaded kernel whose functions are reached only through the table of entry points: ``lib.mbs_evaluate``
+    is the C function with the prototype of :data:`entry_points.PROTOTYPES`; a name the table does not list
+    raises AttributeError, even when the library defines it (it would be hidden in every other build)."""
+
+    def __getitem__(self, name):  # ctypes.CDLL.__getattr__ comes here once per name, then caches the function
+        try:
+            restype, argtypes = PROTOTYPES[name]
+        except (KeyError, TypeError):
+            raise AttributeError(f"{name!r} is not an entry point of the kernel: crane_models/core/native/"
+                                 "entry_points.py lists them (and what every platform's kernel exports)") from None
+        function = super().__getitem__(name)
+        function.restype, function.argtypes = restype, argtypes
+        return function
+
+    def missing_entry_points(self) -> list:
+        """The table's names this library does not export (a kernel built from older sources)."""
+        missing = []
+        for name in PROTOTYPES:
+            try:
+                ctypes.CDLL.__getitem__(self, name)  # looked up, not cached: the prototype is set on first use
+            except AttributeError:
+                missing.append(name)
+        return missing
+
+
+def library() -> Optional[Kernel]:
+    """The loaded kernel (the first of :func:`kernel_candidates` that loads and exports every entry point, or the
+    file named by the environment variable ``CRANE_COSIM_KERNEL``), or None when none is built for this platform
+    (or the kernel is disabled by ``CRANE_COSIM_NATIVE=0``). A kernel without every entry point of the table is
+    passed over with a warning naming them (an error for ``CRANE_COSIM_KERNEL``): it was built from older sources."""
     global _lib, _loaded
     if not native_enabled():
         return None
@@ -77,29 +107,18 @@ def library() -> Optional[ctypes.CDLL]:
         chosen = os.environ.get("CRANE_COSIM_KERNEL")  # one kernel file to test (e.g. a cross-built one)
         for path in [Path(chosen)] if chosen else kernel_candidates():
             try:
-                lib = ctypes.CDLL(str(path))
+                lib = Kernel(str(path))
             except OSError as exc:  # e.g. a local build for another Python's platform
                 if chosen:
                     raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: cannot load this kernel ({exc})") from exc
                 continue
-            lib.mbs_evaluate.argtypes = [ctypes.c_void_p] * 6
-            lib.mbs_evaluate.restype = ctypes.c_int
-            lib.mbs_solve_spd.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3
-            lib.mbs_solve_spd.restype = ctypes.c_int
-            lib.mbs_reactions.argtypes = [ctypes.c_void_p] * 9
-            lib.mbs_reactions.restype = ctypes.c_int
-            lib.mbs_derivative.argtypes = [ctypes.c_void_p] * 5
-            lib.mbs_derivative.restype = ctypes.c_int
-            lib.mbs_task_derivative.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_double] + [ctypes.c_void_p] * 4
-            lib.mbs_task_derivative.restype = ctypes.c_int
-            lib.mbs_integrate.argtypes = ([ctypes.c_void_p] * 6 + [ctypes.c_double] * 2 + [ctypes.c_void_p] * 3
-                                          + [ctypes.c_int] * 2 + [ctypes.c_void_p] * 3)
-            lib.mbs_integrate.restype = ctypes.c_int
-            lib.mbs_inertial_wrenches.argtypes = [ctypes.c_void_p] * 4
-            lib.mbs_inertial_wrenches.restype = ctypes.c_int
-            lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-                                                                  ctypes.c_int] + [ctypes.c_void_p] * 4
-            lib.mbs_aux_speeds.restype = ctypes.c_int
+            missing = lib.missing_entry_points()
+            if missing:
+                message = f"{path} does not export {', '.join(missing)} (built from older sources? pip install -e .)"
+                if chosen:
+                    raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: {message}")
+                warnings.warn(f"{message}; not used", RuntimeWarning, stacklevel=2)
+                continue
             _lib = lib
             break
     return _lib

@@ -73,6 +73,7 @@ class NativeAuxiliarySpeeds:
         self._ptrs = (self._outboard.ctypes.data, self._S.ctypes.data, self._A_inv.ctypes.data)
         self._work = np.empty(6 * native.nb)
         self._work_ptr = self._work.ctypes.data
+        self._wrench_fn = library().mbs_interface_wrench
 
     def magnitudes(self, record: np.ndarray, udot: np.ndarray, external: np.ndarray) -> np.ndarray:
         n, nb, nj = self._native.n, self._native.nb, self._nj
@@ -91,20 +92,10 @@ class NativeAuxiliarySpeeds:
         n, nb, nj = self._native.n, self._native.nb, self._nj
         buf, addr = _motion_and_wrenches(self._native, udot, external, 6)
         ob, S, Ai = self._ptrs
-        self._load_fn()(self._native._model_ptr, _address(record), addr, addr + 8 * n, self._cut,
+        self._wrench_fn(self._native._model_ptr, _address(record), addr, addr + 8 * n, self._cut,
                         len(self._outboard), ob, nj, S, Ai, int(base), float(axial_torque),
                         addr + 8 * (n + 6 * nb), self._work_ptr)
         return buf[n + 6 * nb:]
-
-    def _load_fn(self):
-        """``mbs_interface_wrench`` with its argument types (set here, not in :func:`library`: an addition)."""
-        fn = self.__dict__.get("_load")
-        if fn is None:
-            fn = self._load = library().mbs_interface_wrench
-            fn.argtypes = ([ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
-                           + [ctypes.c_void_p] * 2 + [ctypes.c_int, ctypes.c_double] + [ctypes.c_void_p] * 2)
-            fn.restype = ctypes.c_int
-        return fn
 
 
 class NativeInterfaceInertia:
@@ -125,10 +116,7 @@ class NativeInterfaceInertia:
         self._ptrs = (ip, ip + ctypes.sizeof(ctypes.c_int) * 6)
         self._work = np.empty(self._nf * self._nf + 12 * self._nf + 1)
         self._work_ptr = self._work.ctypes.data
-        fn = self._fn = library().mbs_interface_inertia
-        fn.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int] + [
-            ctypes.c_void_p] * 4
-        fn.restype = ctypes.c_int
+        self._fn = library().mbs_interface_inertia
 
     def __call__(self, M: np.ndarray, euler_inverse: np.ndarray, rotation: np.ndarray) -> np.ndarray:
         """``A`` (6×6, rows ``[f; n]``, columns ``[a_P; ω̇]``, base frame) from the mass matrix ``M`` of (43),
@@ -176,9 +164,7 @@ class NativeBaseLoads:
         self._work = np.empty(6 * n_items + 18 * nb + 12 * ncyl)
         self._work_ptr = self._work.ctypes.data
         self._out_size = 6 * nb + 6 + 6 * len(row_arr) + 3
-        fn = self._fn = library().mbs_base_loads
-        fn.argtypes = [ctypes.c_void_p] * 8
-        fn.restype = ctypes.c_int
+        self._fn = library().mbs_base_loads
 
     def __call__(self, record: np.ndarray, udot: np.ndarray, actuator_values, extra: np.ndarray | None = None) -> tuple:
         """``(applied (nb, 6), wrench [f; n] (6), reactions (len(rows), 6), tip (3))`` -- views of one fresh buffer."""

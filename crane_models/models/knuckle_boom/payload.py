@@ -22,7 +22,7 @@ import numpy as np
 from ...core.parameters import param, validate, ParameterError
 from ...core.payload import (Deck, Winch, Wire, contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate, wire_strain_energy)
-from ...core.native import NativeKinematics, library
+from ...core.native import NativeKinematics
 from ...core.native.payload import NativePayload
 from .crane import INPUTS, KnuckleBoomModel
 
@@ -158,7 +158,7 @@ class KnuckleBoomPayloadModel:
     def _kernel(self):
         """The kernel's record of this crane, wire, winch and deck (built on first use), or None without it."""
         native = self.crane.system.native
-        if native is None or not hasattr(library(), "mbs_payload_integrate"):  # (a kernel built before payload.c)
+        if native is None:
             return None
         if self._native is None or self._native[0] is not native:
             p = self.payload

@@ -1,0 +1,65 @@
+"""The kernel's entry points: every C function of ``multibody.h`` that Python calls, with its ctypes prototype.
+
+This table is the one list of them. From it come
+  * the prototypes the binding calls with: ``system.library()`` returns a :class:`system.Kernel`, whose
+    attribute ``lib.mbs_evaluate`` is the C function with the ``restype`` and ``argtypes`` given here (a name
+    missing here raises AttributeError, so nothing can call the kernel with guessed argument types);
+  * what every build of the kernel exports, and nothing else: ``setup.py`` (the in-place build of
+    ``pip install``: ``-fvisibility=hidden`` with :func:`export_macro_value` under gcc/clang,
+    ``export_symbols`` -- ``/EXPORT:`` or a ``.def`` -- under MSVC and MinGW) and ``fmi/platforms.py`` (the zig
+    cross-builds: the same declarations on ELF and Mach-O, a module-definition file on Windows). A function
+    that is not listed stays hidden, so the binding fails here, on Linux, as it would on any other platform.
+
+Adding an entry point (a new C function Python calls):
+  1. define it in one of the ``.c`` files and declare it in ``multibody.h`` among the entry points (the
+     export declarations refer to that declaration: a name the header does not declare does not compile);
+  2. add one line below: its name, the C return type and the C parameter types as ctypes types (any pointer
+     is ``c_void_p``; tests/test_kernel_entry_points.py compares every line with the C definition);
+  3. call it as ``library().<name>(...)`` (``core/native/*.py``).
+Every platform's kernel then exports it; tests/test_platforms.py reads each one with LIEF.
+
+This module imports only ctypes: ``setup.py`` loads it by its file path before the package's dependencies exist.
+"""
+from ctypes import c_double, c_int, c_void_p
+
+__all__ = ["PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_value"]
+
+_P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
+
+# name: (C return type, C parameter types), in the order of the definitions in the .c files
+PROTOTYPES = {
+    # kinematics.c
+    "mbs_evaluate": (c_int, (_P,) * 6),
+    # dynamics.c
+    "mbs_solve_spd": (c_int, (c_int, c_int, _P, _P, _P)),
+    "mbs_derivative": (c_int, (_P,) * 5),
+    "mbs_inertial_wrenches": (c_int, (_P,) * 4),
+    # task.c
+    "mbs_task_derivative": (c_int, (_P,) * 4 + (c_double,) + (_P,) * 4),
+    # steppers.c
+    "mbs_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 3),
+    # reactions.c
+    "mbs_aux_speeds": (c_int, (_P,) * 4 + (c_int, c_int, _P, c_int) + (_P,) * 4),
+    "mbs_reactions": (c_int, (_P,) * 9),
+    "mbs_interface_wrench": (c_int, (_P,) * 4 + (c_int, c_int, _P, c_int, _P, _P, c_int, c_double, _P, _P)),
+    "mbs_interface_inertia": (c_int, (c_int, _P, _P, _P, c_int) + (_P,) * 4),
+    "mbs_base_loads": (c_int, (_P,) * 8),
+    # payload.c
+    "mbs_payload_derivative": (c_int, (_P,) * 9),
+    "mbs_payload_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 2 + (c_int, _P, c_int, c_int)
+                              + (_P,) * 3),
+}
+
+EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order
+
+# The macro multibody.h expands after declaring the entry points: a build defines it as export_macro_value() and
+# compiles with -fvisibility=hidden (ELF, Mach-O).
+EXPORT_MACRO = "MBS_EXPORTS"
+
+
+def export_macro_value(names: tuple = EXPORTS) -> str:
+    """``MBS_EXPORT(name)`` for each of ``names``, the value of ``-D MBS_EXPORTS=...`` (gcc and clang, ELF and
+    Mach-O, with ``-fvisibility=hidden``): multibody.h turns each into a redeclaration of that function with default
+    visibility, so only the table decides what is exported. Visibility rather than a linker export list, because
+    zig's Mach-O linker ignores ``-exported_symbols_list`` (zig 0.17.1)."""
+    return " ".join(f"MBS_EXPORT({name})" for name in names)

@@ -1,0 +1,50 @@
+"""Every FMU's model, a few communication steps with the compiled kernel that ``native.library()`` loads (the
+in-place build, or the file named by ``CRANE_COSIM_KERNEL``): run by tests/test_kernel_entry_points.py in a fresh
+process per kernel. Prints one JSON object: the kernel file, and per run the steps done, whether every real output
+is finite, and the entry points the binding has taken from the kernel so far (``Kernel`` caches each on first use).
+
+The crane on a moving base with its payload runs first, so that its entry (what it alone took) shows that the
+functions the issue found missing on Windows -- mbs_interface_inertia, mbs_interface_wrench, mbs_base_loads --
+come from this kernel."""
+from __future__ import annotations
+
+import json
+import math
+
+from crane_models.core import native
+from crane_models.fmi.registry import SPECS
+from crane_models.simulation.cosimulation import CoSimulation
+
+STEPS = 5  # communication steps per model: enough to go through doStep's stepping and the outputs
+
+
+def runs() -> list:
+    """(label, FMU name, extra parameter values): every FMU at its start values, the payload ones with it on too."""
+    out = [("KnuckleBoomCraneOnMovingBase+payload", "KnuckleBoomCraneOnMovingBase", {"payload_enabled": 1.0})]
+    for name in sorted(SPECS):
+        out.append((name, name, {}))
+        if name != "KnuckleBoomCraneOnMovingBase" and any(v.name == "payload_enabled" for v in SPECS[name]().parameters):
+            out.append((name + "+payload", name, {"payload_enabled": 1.0}))
+    return out
+
+
+def main() -> None:
+    lib = native.library()
+    report = {"kernel": lib._name if lib is not None else None, "runs": {}}
+    for label, name, extra in runs() if lib is not None else []:
+        spec = SPECS[name]()
+        model, x0, options = spec.build({**{v.name: v.start for v in spec.parameters}, **extra})
+        simulation = CoSimulation(model, x0, **options)
+        for _ in range(STEPS):
+            simulation.step(spec.step_size)
+        outputs = simulation.outputs()
+        report["runs"][label] = {
+            "time": simulation.t,
+            "finite": all(math.isfinite(v) for v in outputs.values() if isinstance(v, float)),
+            "entry_points": sorted(n for n in vars(lib) if n.startswith("mbs_")),
+        }
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
