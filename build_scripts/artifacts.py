@@ -28,6 +28,10 @@ def main(argv=None) -> int:
     elif args.action == "kernel":
         for path in build_binaries(resolve_platforms(args.platforms), args.out_dir).values():
             print(path)
+    elif not (args.out_dir / "manifest.json").is_file():
+        print(f"::error title=check::{args.out_dir / 'manifest.json'} not found: OUT_DIR must be a dist that "
+              "'build' wrote")
+        return 2
     else:
         problems, cannot_check = check_artifacts(args.out_dir)
         # GitHub workflow commands: a notice or an error annotation in CI, a plain line everywhere else.

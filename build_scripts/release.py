@@ -171,6 +171,12 @@ def main(argv=None) -> int:
     p.add_argument("tag", nargs="?", help="the git tag, v<project version> (default with --dry-run: that one)")
     p.add_argument("--dry-run", action="store_true", help="print what would be published, publish nothing")
     args = parser.parse_args(argv)
+    needed = [args.dist / "manifest.json"] if args.action == "merge" else [args.out / "manifest.json", args.out / SUMS]
+    missing = [str(path) for path in needed if not path.is_file()]
+    if missing:  # not what .ci/build-artifacts or the merge writes: one line, before any work
+        print(f"::error title=release.py {args.action}::{', '.join(missing)} not found: "
+              f"{'DIST must be the dist of .ci/build-artifacts' if args.action == 'merge' else 'OUT must be the release folder of .ci/merge'}")
+        return 2
     if args.action == "merge":
         return merge(args.dist, args.kernels_cross, args.kernels_native, args.out)
     tag = args.tag

@@ -182,3 +182,12 @@ def test_native_check_says_what_it_cannot_check_and_fails_on_a_real_problem(dist
     (changed / "fmi3" / "Vessel.fmu").write_bytes(b"tampered")
     done = subprocess.run(check, capture_output=True, text=True, timeout=900, env=ENV)
     assert done.returncode == 1 and "::error title=check failed::fmi3/Vessel.fmu (FMI 3.0): missing, or sha256" in done.stdout
+
+
+def test_scripts_refuse_a_folder_that_is_not_a_dist_in_one_line(tmp_path):
+    for done in (run("merge", tmp_path, tmp_path, tmp_path, tmp_path / "release"), run("release", tmp_path, "--dry-run"),
+                 subprocess.run([sys.executable, "-m", "crane_cosim_build.artifacts", "check", str(tmp_path)],
+                                capture_output=True, text=True, env=ENV, timeout=300)):
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        line = done.stdout.strip()
+        assert len(line.splitlines()) == 1 and "manifest.json" in line and "not found" in line, line
