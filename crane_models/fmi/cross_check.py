@@ -143,6 +143,18 @@ def held_inputs(times: np.ndarray, table: np.ndarray):
     return inputs_at
 
 
+def input_columns(fmu: str, names: list, table: np.ndarray) -> dict:
+    """Every input of the FMU in its model description's order -- the cross-check rules want the file's variables
+    to match the FMU's inputs --, from the columns of ``table`` (named ``names``) or held at its start value (an
+    input the scenario leaves alone, e.g. the winch of KnuckleBoomCrane without its payload)."""
+    inputs = SPECS[fmu]().inputs
+    unknown = sorted(set(names) - {v.name for v in inputs})
+    if unknown:
+        raise ValueError(f"{fmu}: the reference scenario drives {unknown}, which are not inputs of the FMU")
+    return {v.name: table[:, names.index(v.name)] if v.name in names else np.full(len(table), float(v.start))
+            for v in inputs}
+
+
 def write_reference_results(fmu: str, fmu_path: Path, folder: Path, stop_time: float | None = None) -> Path:
     """``<Model>_in.csv``, ``_ref.csv``, ``_ref.opt`` and a copy of the FMU in ``folder``; ``stop_time`` shortens
     the reference scenario (its beginning, same signals). ValueError when the scenario needs a start value."""
@@ -161,7 +173,7 @@ def write_reference_results(fmu: str, fmu_path: Path, folder: Path, stop_time: f
     # The reference sees the inputs as written (DIGITS), at every communication point.
     table = np.array([[float(number(x)) for x in scenario.inputs_at(t)] for t in times]).reshape(len(times), -1)
     kept = changing_rows(table)
-    text = csv_text({"time": times[kept], **{n: table[kept, i] for i, n in enumerate(scenario.input_names)}})
+    text = csv_text({"time": times[kept], **input_columns(fmu, scenario.input_names, table[kept])})
     if len(text.encode()) > FILE_LIMIT:
         raise ValueError(f"{fmu}: {fmu}_in.csv would have {len(text.encode())} bytes, more than {FILE_LIMIT}")
     (folder / f"{fmu}_in.csv").write_text(text, newline="")
