@@ -1,6 +1,7 @@
-"""CI artifacts: ``python -m crane_cosim_build.artifacts build OUT_DIR [--platforms all]`` builds every FMU with
-the kernels of those platforms, validates them and writes the cross-check reference results and the manifest;
-``python -m crane_cosim_build.artifacts check OUT_DIR`` checks them on the machine it runs on;
+"""CI artifacts: ``python -m crane_cosim_build.artifacts build OUT_DIR [--platforms all]`` builds every FMU (FMI 2.0
+and 3.0) with the kernels of those platforms, validates them and writes the cross-check reference results and the
+manifest; ``python -m crane_cosim_build.artifacts check OUT_DIR`` checks them on the machine it runs on (exit 1
+on a problem; what cannot be checked there is a ``::notice::`` line and no failure);
 ``python -m crane_cosim_build.artifacts kernel OUT_DIR [--platforms ...]`` only compiles the kernels
 (``OUT_DIR/<platform>/multibody-<platform>.<ext>``). The work is :mod:`crane_models.fmi.artifacts`."""
 from __future__ import annotations
@@ -27,13 +28,21 @@ def main(argv=None) -> int:
     elif args.action == "kernel":
         for path in build_binaries(resolve_platforms(args.platforms), args.out_dir).values():
             print(path)
+    elif not (args.out_dir / "manifest.json").is_file():
+        print(f"::error title=check::{args.out_dir / 'manifest.json'} not found: OUT_DIR must be a dist that "
+              "'build' wrote")
+        return 2
     else:
-        problems = check_artifacts(args.out_dir)
+        problems, cannot_check = check_artifacts(args.out_dir)
+        # GitHub workflow commands: a notice or an error annotation in CI, a plain line everywhere else.
+        for line in cannot_check:
+            print(f"::notice title=cannot check here::{line}")
         for problem in problems:
-            print(problem, file=sys.stderr)
+            print(f"::error title=check failed::{problem}")
         if problems:
             return 1
-        print(f"{args.out_dir}: every FMU checked")
+        print(f"{args.out_dir}: every FMU checked" + (f", {len(cannot_check)} check(s) not possible here"
+                                                    if cannot_check else ""))
     return 0
 
 

@@ -125,3 +125,17 @@ def tbb_missing() -> bool:
 
 
 NO_TBB = "ecospy needs the system library libtbb.so.12: apt-get install libtbb12 (.ci/run installs it)"
+
+
+def libcosim_missing() -> bool:
+    """libcosimpy is an extra with wheels for Linux x86-64 and Windows x64 only (pyproject.toml): elsewhere the
+    libcosim tests skip."""
+    try:
+        import libcosimpy.CosimExecution  # noqa: F401 -- loads libcosim's C library
+        return False
+    except (ImportError, OSError):
+        return True
+
+
+NO_LIBCOSIM = ('libcosimpy is not installed or does not load (pip install "crane-cosim[libcosim]"; wheels for '
+               "Linux x86-64 and Windows x64, CPython >= 3.11, only)")

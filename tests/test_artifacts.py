@@ -1,12 +1,14 @@
-"""Issue 16: ``.ci/build-artifacts`` does on this machine what the workflow's Linux job does -- every FMU with
-the five platforms' kernels, validated, with cross-check reference results, checked here.
+"""Issues 16 and 20: ``.ci/build-artifacts`` does on this machine what the workflow's cross-build job does -- every
+FMU of FMI 2.0 and 3.0 with the five platforms' kernels, validated, with cross-check folders that fmpy reproduces
+from the folder alone, checked here.
 
-It builds five FMUs and simulates each twice (standalone reference and FMU, ~1 minute on one core), so it
-runs only when CRANE_COSIM_ARTIFACTS=1 is set; tests/test_platforms.py covers its parts in every run.
+It builds twelve FMUs, computes six full-length references and replays twelve folders (~5 minutes on two quiet
+cores, FlexibleCrane's 10 s of four elements the longest), so it runs only when CRANE_COSIM_ARTIFACTS=1 is set;
+tests/test_cross_check.py (the folders over 2 s), tests/test_workflow.py (merge, release, native check) and
+tests/test_platforms.py cover its parts in every run.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import os
@@ -17,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from crane_models.fmi import platforms
-from crane_models.fmi.artifacts import cross_check_folder
+from crane_models.fmi.cross_check import FILE_LIMIT, cross_check_folder, read_csv, read_options
 from crane_models.fmi.registry import SPECS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(os.environ.get("CRANE_COSIM_ARTIFACTS") != "1",
-                                reason="runs .ci/build-artifacts (~1 min): set CRANE_COSIM_ARTIFACTS=1")
+                                reason="runs .ci/build-artifacts (~5 min): set CRANE_COSIM_ARTIFACTS=1")
 
 
 def test_build_artifacts_script_makes_checked_fmus_with_references(tmp_path):
@@ -31,23 +33,28 @@ def test_build_artifacts_script_makes_checked_fmus_with_references(tmp_path):
         pytest.skip("cross-compiling needs zig: pip install ziglang")
     env = dict(os.environ, VIRTUAL_ENV=sys.prefix, CRANE_COSIM_SKIP_TESTS="1",
                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
-    done = subprocess.run([str(ROOT / ".ci" / "build-artifacts"), str(tmp_path)], capture_output=True, text=True,
-                          env=env, timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert {f["name"] for f in manifest["fmus"]} == set(SPECS)
+    dist, kernels = tmp_path / "dist", tmp_path / "kernels"
+    done = subprocess.run([str(ROOT / ".ci" / "build-artifacts"), str(dist), str(kernels)], capture_output=True,
+                          text=True, env=env, timeout=3600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "every FMU checked" in done.stdout and "::error" not in done.stdout
+    manifest = json.loads((dist / "manifest.json").read_text())
+    assert sorted((e["name"], e["fmi_version"]) for e in manifest["fmus"]) == sorted(
+        (name, version) for name in SPECS for version in ("2.0", "3.0"))
     assert set(manifest["kernels"]) == set(platforms.PLATFORMS)
+    assert {p.parent.name for p in kernels.rglob("multibody-*")} == set(platforms.PLATFORMS)
     for entry in manifest["fmus"]:
-        fmu = tmp_path / entry["file"]
+        fmu = dist / entry["file"]
         digest = hashlib.sha256(fmu.read_bytes()).hexdigest()
-        assert entry["sha256"] == digest and f"{digest}  ./{fmu.name}" in done.stdout
-        folder = cross_check_folder(tmp_path, entry["name"])
+        assert entry["sha256"] == digest and f"{digest}  {entry['file']}" in done.stdout
+        version = int(entry["fmi_version"][0])
+        folder = cross_check_folder(dist, entry["name"], version)
+        assert entry["cross_check"] == folder.relative_to(dist).as_posix()
         spec = SPECS[entry["name"]]()
-        with open(folder / f"{entry['name']}_ref.csv", newline="") as f:
-            rows = list(csv.reader(f))
-        # One row per communication point of the default experiment, one column per real output.
-        assert rows[0] == ["time"] + [v.name for v in spec.outputs if v.kind == "real"]
-        assert len(rows) - 1 == round(spec.stop_time / spec.step_size) + 1
-        with open(folder / f"{entry['name']}_in.csv", newline="") as f:
-            assert next(csv.reader(f)) == ["time"] + [v.name for v in spec.inputs]
-        assert (folder / f"{entry['name']}_ref.opt").read_text().startswith("StartTime,")
+        reference = read_csv(folder / f"{entry['name']}_ref.csv")
+        # Full length, a column per real output that moves (in the FMU's order), every file within 1 MB.
+        real = [v.name for v in spec.outputs if v.kind == "real"]
+        assert list(reference)[0] == "time" and list(reference)[1:] == [n for n in real if n in reference]
+        assert reference["time"][-1] == read_options(folder)["StopTime"] >= 10.0
+        assert all(p.stat().st_size <= FILE_LIMIT for p in folder.glob("*.csv"))
+        assert list(read_csv(folder / f"{entry['name']}_in.csv")) == ["time"] + [v.name for v in spec.inputs]

@@ -21,7 +21,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from fmu_helpers import build_fmus  # noqa: E402
-from engine_runs import NO_TBB, tbb_missing  # noqa: E402
+from engine_runs import NO_LIBCOSIM, NO_TBB, libcosim_missing, tbb_missing  # noqa: E402
 from crane_models.fmi.registry import SPECS  # noqa: E402
 
 PRELUDE = f"""
@@ -101,6 +101,8 @@ def run(args, **kwargs):
 def test_python_host_exits_cleanly(kb_fmu, tmp_path, name):
     if "ecos" in name and tbb_missing():
         pytest.skip(NO_TBB)
+    if "libcosim" in name and libcosim_missing():
+        pytest.skip(NO_LIBCOSIM)
     script = tmp_path / f"{name}.py"
     script.write_text(PRELUDE + textwrap.dedent(SEQUENCES[name]) + "\nprint('REACHED END', flush=True)\n")
     proc = run([sys.executable, str(script), str(kb_fmu)], cwd=tmp_path)

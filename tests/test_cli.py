@@ -407,3 +407,36 @@ def test_ship_pairs_are_skipped_with_a_reason_when_their_system_structures_are_m
 
     assert ship_rows(tmp_path / "ship", tmp_path, 0.01, quiet=True) == []
     assert "OspSystemStructure.xml" in capsys.readouterr().out
+
+
+def _hide_libcosimpy(monkeypatch, error=None):
+    """libcosimpy as on a machine without it (``error`` None: not installed) or where its C library does not load
+    (``error``: the OSError its import raises)."""
+    import importlib.abc
+
+    for name in [m for m in sys.modules if m == "libcosimpy" or m.startswith("libcosimpy.")]:
+        monkeypatch.delitem(sys.modules, name)
+    if error is None:
+        monkeypatch.setitem(sys.modules, "libcosimpy", None)  # import libcosimpy -> ImportError
+        return
+
+    class Unloadable(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname.split(".")[0] == "libcosimpy":
+                raise error
+            return None
+
+    monkeypatch.setattr(sys, "meta_path", [Unloadable()] + sys.meta_path)
+
+
+@pytest.mark.parametrize("error, reason", [(None, 'pip install "crane-cosim[libcosim]"'),
+                                           (OSError("libcosimc.so: cannot open"), "libcosimc.so: cannot open")])
+def test_ship_pairs_say_which_engine_they_skip_and_why(tmp_path, capsys, monkeypatch, error, reason):
+    """Issue 20: libcosimpy is an extra with wheels for two platforms; without it (or where it does not load)
+    the demo skips the ship pairs with one line naming the engine and the reason, and carries on."""
+    from crane_models.app.demo import ship_rows
+
+    _hide_libcosimpy(monkeypatch, error)
+    assert ship_rows(tmp_path / "ship", tmp_path, 0.01, quiet=True) == []
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1 and "engine: libcosim" in lines[0] and reason in lines[0], lines

@@ -27,7 +27,7 @@ from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fmu_helpers import build_fmus  # noqa: E402
-from engine_runs import NO_TBB, run_ecos, run_libcosim, tbb_missing  # noqa: E402
+from engine_runs import NO_LIBCOSIM, NO_TBB, libcosim_missing, run_ecos, run_libcosim, tbb_missing  # noqa: E402
 
 TOL = 1e-3  # 0.1 % of range
 STEP = 0.01
@@ -73,6 +73,7 @@ def test_tolerance_detects_one_step_input_delay(kb_fmu, scenario, fmpy_ref):
         compare(delayed, fmpy_ref, "fmpy, inputs one step late")
 
 
+@pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
 def test_libcosimpy_matches_fmpy(kb_fmu, scenario, fmpy_ref):
     result, _ = run_libcosim(kb_fmu, scenario, STEP)
     compare(result, fmpy_ref, "libcosimpy")
@@ -87,6 +88,7 @@ def test_ecospy_matches_fmpy(kb_fmu, scenario, fmpy_ref):
     assert np.ptp(result["q2"]) > 0.01 and np.ptp(result["q1"]) > 0.01
 
 
+@pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
 def test_libcosim_loads_osp_system_structure(kb_fmu, tmp_path):
     """``OspSystemStructure.xml`` with start values, run by libcosim, against fmpy with the same start
     values and constant (start) inputs."""

@@ -25,7 +25,7 @@ from crane_models.simulation.scenario import Scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fmu_helpers import build_fmus  # noqa: E402
-from engine_runs import NO_TBB, run_ecos, run_libcosim, tbb_missing  # noqa: E402
+from engine_runs import NO_LIBCOSIM, NO_TBB, libcosim_missing, run_ecos, run_libcosim, tbb_missing  # noqa: E402
 
 TOL = 1e-3  # 0.1 % of range
 STEP = 0.01
@@ -78,6 +78,7 @@ def compare(result: dict, ref, name: str, label: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(SPECS))
+@pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
 def test_libcosim_and_ecos_give_fmpys_results(fmu_dir, name):
     scenario = moving_inputs(name)
     ref, _ = run_fmu(fmu_dir / f"{name}.fmu", scenario, STEP)

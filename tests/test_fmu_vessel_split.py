@@ -23,6 +23,7 @@ from crane_models.simulation.scenario import Scenario
 from crane_models.simulation.split_masters import SplitSettings, observed_order, run_split
 from crane_models.models.vessel_crane.crane import INPUTS as VC_INPUTS, VesselCraneModel
 from crane_models.models.vessel_crane.split import CRANE_INPUTS, VESSEL_INPUTS, euler_rate_matrix
+from engine_runs import NO_LIBCOSIM, libcosim_missing
 from fmu_helpers import build_fmus
 
 TOL = 1e-3  # 0.1 % of range
@@ -154,6 +155,7 @@ def test_osp_files_are_written_next_to_the_fmus_and_name_real_variables(fmu_dir)
             assert {md[sims[a]][ref], md[sims[b]][ref]} == {"input", "output"}, ref
 
 
+@pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
 def test_libcosim_runs_the_osp_system_structure_like_the_jacobi_master(fmu_dir, monolithic):
     """libcosim's fixed-step algorithm steps every simulator, then passes the outputs (evaluated with the
     held inputs) along the connections: the explicit Jacobi exchange. The fmpy master with

@@ -19,6 +19,7 @@ xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is n
 
 from crane_models.fmi.osp import MD_NAMESPACE, PAIRS, osp_model_description, write_osp_files  # noqa: E402
 from crane_models.fmi.registry import SPECS  # noqa: E402
+from engine_runs import NO_LIBCOSIM, libcosim_missing  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 
 SCHEMAS = Path(__file__).parent / "schemas"
@@ -103,6 +104,7 @@ def _crane_setpoints(fmu: str):
 
 
 @pytest.mark.parametrize("structure", sorted(PAIRS))
+@pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
 def test_libcosim_runs_the_system_structure_like_the_fmpy_jacobi_master(fmu_dir, structure):
     from fmpy import read_model_description
     from libcosimpy.CosimExecution import CosimExecution

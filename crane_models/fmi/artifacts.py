@@ -1,110 +1,74 @@
-"""The release artifacts of CI (``.github/workflows/fmus.yml``, ``.ci/build-artifacts``): every FMU with every
-platform's kernel, validated, with reference results in the FMI cross-check layout, and their checks on the
-machine that runs them.
+"""The release artifacts of CI (``.github/workflows/fmus.yml``, ``.ci/cross-build``): every FMU of both FMI versions
+with every platform's kernel, validated, with reference results in the FMI cross-check layout, and their checks on
+the machine that runs them (``.ci/native-check``).
 
-Layout of ``out_dir``: ``<Model>.fmu``, ``manifest.json`` (sha256 per FMU), the OSP files, and
-``cross-check/2.0/cs/<platform>/crane-cosim/<version>/<Model>/`` with ``<Model>.fmu``, ``<Model>_in.csv``
-(the inputs at the communication points), ``<Model>_ref.csv`` (the standalone solver's outputs: DOP853 on
-the same model with inputs held over each step) and ``<Model>_ref.opt`` (start, stop, step, tolerance).
-The inputs are the first demo scenario of each FMU, or its inputs' start values held constant.
+Layout of ``out_dir`` (docs/platforms.md)::
+
+    manifest.json                 project version, kernels, every FMU: name, FMI version, file, sha256
+    fmi2/<Model>.fmu              FMI 2.0, with the OSP files and build_all's own manifest.json
+    fmi3/<Model>.fmu              FMI 3.0, with build_all's own manifest.json
+    cross-check/2.0/cs/linux64/crane-cosim/<version>/<Model>/          (fmi/cross_check.py)
+    cross-check/3.0/cs/x86_64-linux/crane-cosim/<version>/<Model>/
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
 from .. import __version__
-from .registry import SPECS
+from .cross_check import check_folder, copy_reference_results, cross_check_folder, write_reference_results
 
-REFERENCE_RTOL = 1e-10  # tolerances of the standalone solver that computes _ref.csv (runs.run_standalone)
-# An FMU agrees with its reference when every output stays within 0.1 % of its range (max_relative_deviation):
-# the bound of tests/test_fmu_knuckle_boom.py and tests/test_engines.py for FMU against standalone solver.
-AGREEMENT = 1e-3
-CROSS_CHECK_PLATFORM = "linux64"  # where the references are computed and first checked
+FMI_VERSIONS = (2, 3)
 
 
-def reference_scenario(fmu: str):
-    """The FMU's first demo scenario, or one holding the inputs at their start values for the spec's
-    default experiment."""
-    from ..models import collect
-    from ..simulation.scenario import Scenario
-
-    for make in collect("scenarios", "SCENARIOS").values():
-        scenario = make()
-        if scenario.fmu == fmu:
-            return scenario
-    spec = SPECS[fmu]()
-    starts = [float(v.start) for v in spec.inputs]
-    return Scenario(name=f"{fmu}_at_rest", fmu=fmu, stop_time=spec.stop_time,
-                    input_names=[v.name for v in spec.inputs], signals=lambda t: starts)
-
-
-def _write_csv(path: Path, columns: dict) -> None:
-    names = list(columns)
-    rows = np.column_stack([np.asarray(columns[n], dtype=float) for n in names])
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(names)
-        writer.writerows([[repr(float(x)) for x in row] for row in rows])
-
-
-def write_reference_results(fmu: str, fmu_path: Path, folder: Path) -> Path:
-    """``<Model>_in.csv``, ``_ref.csv``, ``_ref.opt`` and a copy of the FMU in ``folder``."""
-    from ..simulation.runs import communication_grid, run_standalone
-
-    spec = SPECS[fmu]()
-    scenario = reference_scenario(fmu)
-    step = spec.step_size
-    folder.mkdir(parents=True, exist_ok=True)
-    times = communication_grid(scenario.stop_time, step)
-    inputs = np.array([scenario.inputs_at(t) for t in times]).reshape(len(times), -1)
-    _write_csv(folder / f"{fmu}_in.csv", {"time": times, **{n: inputs[:, i] for i, n in
-                                                            enumerate(scenario.input_names)}})
-    reference = run_standalone(scenario, step, rtol=REFERENCE_RTOL, atol=REFERENCE_RTOL)
-    _write_csv(folder / f"{fmu}_ref.csv", {"time": times, **{v.name: reference[v.name] for v in spec.outputs
-                                                             if v.kind == "real"}})
-    (folder / f"{fmu}_ref.opt").write_text(f"StartTime,    0.0\nStopTime,     {scenario.stop_time!r}\n"
-                                           f"StepSize,     {step!r}\nRelTol,       {REFERENCE_RTOL!r}\n")
-    shutil.copyfile(fmu_path, folder / fmu_path.name)
-    return folder
-
-
-def cross_check_folder(out_dir: Path, fmu: str) -> Path:
-    return Path(out_dir) / "cross-check" / "2.0" / "cs" / CROSS_CHECK_PLATFORM / "crane-cosim" / __version__ / fmu
+def dist_folder(fmi_version: int) -> str:
+    """The folder of one FMI version's FMUs in the dist: ``fmi2``, ``fmi3``."""
+    return f"fmi{fmi_version}"
 
 
 def build_artifacts(out_dir: Path, platforms="all", references: bool = True) -> list:
-    """Every FMU with the kernels of ``platforms`` into ``out_dir``, each validated by fmpy (ValueError listing
-    the problems), and with ``references`` the cross-check folders. Returns the FMU paths."""
+    """Every FMU of both FMI versions with the kernels of ``platforms`` into ``out_dir``, each validated by fmpy
+    (ValueError listing the problems), with ``references`` the cross-check folders, and the dist's
+    ``manifest.json``. Returns the FMU paths."""
     from fmpy.validation import validate_fmu
 
     from .build import build_all
 
-    paths = build_all(out_dir, 2, platforms=platforms)
-    problems = {p.name: validate_fmu(str(p)) for p in paths}
+    out_dir = Path(out_dir)
+    built = {v: build_all(out_dir / dist_folder(v), v, platforms=platforms) for v in FMI_VERSIONS}
+    paths = [p for v in FMI_VERSIONS for p in built[v]]
+    problems = {f"{p.parent.name}/{p.name}": validate_fmu(str(p)) for p in paths}
     problems = {k: v for k, v in problems.items() if v}
     if problems:
         raise ValueError(f"FMUs failing fmpy validation: {problems}")
     if references:
-        for path in paths:
-            write_reference_results(path.stem, path, cross_check_folder(out_dir, path.stem))
+        for fmu2, fmu3 in zip(built[2], built[3]):
+            folder = write_reference_results(fmu2.stem, fmu2, cross_check_folder(out_dir, fmu2.stem, 2))
+            copy_reference_results(folder, fmu3, cross_check_folder(out_dir, fmu3.stem, 3))
+    write_manifest(out_dir)
     return paths
 
 
-def _read_csv(path: Path) -> dict:
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    data = np.array(rows[1:], dtype=float)
-    return {name: data[:, i] for i, name in enumerate(rows[0])}
+def write_manifest(out_dir: Path) -> Path:
+    """``manifest.json`` of the dist from the FMI versions' own manifests: every FMU with its FMI version, file
+    (relative to the dist), sha256 and cross-check folder."""
+    fmus, kernels = [], {}
+    for version in FMI_VERSIONS:
+        own = json.loads((out_dir / dist_folder(version) / "manifest.json").read_text())
+        kernels = kernels or own["kernels"]
+        for entry in own["fmus"]:
+            folder = cross_check_folder(out_dir, entry["name"], version)
+            fmus.append({"name": entry["name"], "fmi_version": f"{version}.0",
+                         "file": f"{dist_folder(version)}/{entry['file']}", "sha256": entry["sha256"],
+                         "cross_check": folder.relative_to(out_dir).as_posix() if folder.is_dir() else None})
+    path = out_dir / "manifest.json"
+    path.write_text(json.dumps({"project_version": __version__, "kernels": kernels, "fmus": fmus}, indent=2) + "\n")
+    return path
 
 
 def loaded_kernel(fmu_path: Path, scratch: Path) -> str:
@@ -120,39 +84,43 @@ def loaded_kernel(fmu_path: Path, scratch: Path) -> str:
     return Path(done.stdout.strip()).name
 
 
-def check_artifacts(out_dir: Path) -> list:
-    """Checks on the machine that runs them: each FMU has the sha256 of the manifest, loads the kernel of
-    this platform (when the FMUs carry one), and -- where the FMU has an FMI binary for this platform --
-    reproduces its reference results to :data:`AGREEMENT` under fmpy. Returns the problems found."""
+def fmi_binary_folder(fmi_version: str, platform: str) -> str:
+    """``binaries/`` subfolder of ``platform`` in an FMU of ``fmi_version`` (FMI 2.0 names, FMI 3.0 tuples)."""
+    from .platforms import PLATFORMS
+
+    return PLATFORMS[platform].fmi2_folder if fmi_version.startswith("2") else platform
+
+
+def check_artifacts(out_dir: Path) -> tuple:
+    """Checks on the machine that runs them; returns ``(problems, cannot_check)``. Problems: an FMU whose sha256
+    is not the manifest's, that loads another kernel than this platform's, or -- where it has an FMI binary for
+    this platform -- whose cross-check folder fmpy does not reproduce from the folder alone
+    (:func:`cross_check.check_folder`). ``cannot_check``: what could not be checked here, and why."""
     from ..core.native.system import host_platform
-    from ..simulation.runs import max_relative_deviation, output_units, run_fmu
+    from .platforms import PLATFORMS
 
     out_dir = Path(out_dir)
     manifest = json.loads((out_dir / "manifest.json").read_text())
-    host, problems = host_platform(), []
+    host, problems, cannot = host_platform(), [], []
+    if host not in PLATFORMS:
+        return [], [f"{sys.platform}/{host}: not a platform the FMUs carry binaries for; nothing checked"]
+    expected = manifest.get("kernels", {}).get(host)
     for entry in manifest["fmus"]:
-        path = out_dir / entry["file"]
-        if hashlib.sha256(path.read_bytes()).hexdigest() != entry["sha256"]:
-            problems.append(f"{path.name}: sha256 differs from the manifest's")
+        path, label = out_dir / entry["file"], f"{entry['file']} (FMI {entry['fmi_version']})"
+        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != entry["sha256"]:
+            problems.append(f"{label}: missing, or sha256 differs from the manifest's")
+            continue  # not the FMU the manifest names: nothing else about it means anything
         with tempfile.TemporaryDirectory() as scratch:
             kernel = loaded_kernel(path, Path(scratch))
-        expected = manifest.get("kernels", {}).get(host)
         if expected and kernel != expected:
-            problems.append(f"{path.name}: loads {kernel} on {host}, not {expected}")
-        from .platforms import PLATFORMS
-
+            problems.append(f"{label}: loads {kernel} on {host}, not {expected}")
         with zipfile.ZipFile(path) as z:
-            runs_here = host in PLATFORMS and any(n.startswith(f"binaries/{PLATFORMS[host].fmi2_folder}/")
-                                                  for n in z.namelist())
-        folder = cross_check_folder(out_dir, entry["name"])
-        if runs_here and folder.is_dir():
-            scenario = reference_scenario(entry["name"])
-            step = SPECS[entry["name"]]().step_size
-            result, _ = run_fmu(path, scenario, step)
-            reference = _read_csv(folder / f"{entry['name']}_ref.csv")
-            names = [n for n in reference if n != "time"]
-            deviation = max_relative_deviation(result, reference, names, output_units(entry["name"]))
-            worst = max(deviation, key=deviation.get)
-            if deviation[worst] > AGREEMENT:
-                problems.append(f"{path.name}: {worst} deviates {deviation[worst]:.3g} of its range from _ref.csv")
-    return problems
+            prefix = f"binaries/{fmi_binary_folder(entry['fmi_version'], host)}/"
+            runs_here = any(n.startswith(prefix) for n in z.namelist())
+        if not runs_here:
+            cannot.append(f"{label}: no FMI binary for {host} ({prefix}), not simulated here")
+        elif not entry.get("cross_check"):
+            cannot.append(f"{label}: no cross-check folder in the dist, not compared with a reference")
+        else:
+            problems += [f"{label}: {p}" for p in check_folder(out_dir / entry["cross_check"])]
+    return problems, cannot

@@ -42,3 +42,7 @@ def flexible_crane_paper(n_rfe: int = 1, stop_time: float = 10.0, friction_model
 # Both over the paper's 10 s (the 4-element FMU runs faster than real time since the kernel steps it).
 SCENARIOS = {"flexible_crane_rigid_lugre": lambda: flexible_crane_paper(n_rfe=1),
              "flexible_crane_flexible4_lugre": lambda: flexible_crane_paper(n_rfe=4)}
+
+# The scenario of the FMU's cross-check folder (fmi/cross_check.py). Cross-check tools set no start values, so it
+# is the paper's case that the FMU's defaults are: the flexible link of 4 elements with LuGre friction.
+CROSS_CHECK = {"FlexibleCrane": lambda: flexible_crane_paper(n_rfe=4)}

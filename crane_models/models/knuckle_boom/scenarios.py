@@ -144,3 +144,8 @@ def knuckle_boom_lift_at_sea() -> Scenario:
 
 SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting, "knuckle_boom_at_sea": knuckle_boom_at_sea,
              "knuckle_boom_lift": knuckle_boom_lift, "knuckle_boom_lift_at_sea": knuckle_boom_lift_at_sea}
+
+# The scenario of each FMU's cross-check folder (fmi/cross_check.py). Cross-check tools set no start values, so
+# these start from the FMUs' default start values: the hoisting sequence does (its start pose is the default),
+# the lifts do not (payload, deck, integrator).
+CROSS_CHECK = {"KnuckleBoomCrane": knuckle_boom_hoisting, "KnuckleBoomCraneOnMovingBase": knuckle_boom_at_sea}
