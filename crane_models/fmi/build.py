@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import __version__
+from .bundle import copy_bundle
 from .registry import SPECS
 from .spec import BASE_UNITS
 
@@ -142,10 +143,10 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
     # two builds of one FMU) sharing a module name in one process would run each other's code.
     tag = f"{name.lower()}_fmi{fmi_version}_v{__version__.replace('.', '_')}"
     bundle = f"{tag}_crane_models"
-    src_pkg = Path(__file__).resolve().parents[1]  # this package, bundled whole
+    src_pkg = Path(__file__).resolve().parents[1]  # this package: the FMU carries the part it runs (bundle.py)
     with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
         tmp = Path(tmp)
-        shutil.copytree(src_pkg, tmp / bundle, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copy_bundle(src_pkg, tmp / bundle)
         if binaries:
             bundle_binaries(tmp / bundle, binaries)
         script = tmp / f"{tag}_slave.py"
@@ -164,7 +165,8 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
         complete = lambda xml: complete_model_description(xml, spec, __version__, runtime)  # noqa: E731
     else:
         complete = lambda xml: complete_fmi3_model_description(xml, runtime)  # noqa: E731
-    make_reproducible(fmu_path, complete, replace)
+    # pythonfmu3 adds sources/, the C++ of its own binary: not run by anyone (the FMU carries binaries)
+    make_reproducible(fmu_path, complete, replace, drop=("sources/",))
     return fmu_path
 
 
@@ -307,13 +309,14 @@ def _record_name() -> str:
     return RECORD_NAME
 
 
-def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None) -> None:
+def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None, drop: tuple = ()) -> None:
     """Rewrite the FMU so that identical content gives identical bytes: entries sorted by name, fixed time
     stamps and permissions, a fixed compression level, the GUID from the content (:func:`content_guid`).
     ``complete``: a function applied to the model description first; ``replace``: {entry: file or bytes} to
-    add or overwrite."""
+    add or overwrite; ``drop``: prefixes of entries to leave out."""
     with zipfile.ZipFile(fmu_path) as zin:
-        entries = {item.filename: zin.read(item.filename) for item in zin.infolist() if not item.is_dir()}
+        entries = {item.filename: zin.read(item.filename) for item in zin.infolist()
+                   if not item.is_dir() and not item.filename.startswith(tuple(drop))}
     for name, content in (replace or {}).items():
         entries[name] = content if isinstance(content, bytes) else Path(content).read_bytes()
     xml_text = entries.pop("modelDescription.xml")
