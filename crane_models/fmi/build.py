@@ -366,8 +366,7 @@ def build_inputs_sha256(name: str, fmi_version: int, binaries: dict) -> str:
             continue
         digest.update(str(path.relative_to(src_pkg)).encode() + b"\0" + path.read_bytes())
     digest.update(slave_source(name, "crane_models", fmi_version).encode())
-    # the runtime's record names this machine's Python (another venv, another FMU), and its sources are
-    # part of the package hashed above
+    # the runtime's record (what the FMU needs of a Python; the runtime's sources are part of the package above)
     from .runtime import runtime_record
 
     digest.update(runtime_record("", name).encode())
