@@ -4,6 +4,7 @@ from its own files only, in a process where the checkout's ``crane_models`` cann
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -133,15 +134,23 @@ def fmus(tmp_path_factory):
 
 
 def test_fmus_carry_the_bundle_and_the_builders_only(fmus):
-    """Each FMU's copy of the package holds exactly the bundled files; beside it in resources/ only the FMI builder
-    (pythonfmu or pythonfmu3, which the slave imports) and no sources/ (pythonfmu3's C++, run by nobody)."""
+    """Each FMU's copy of the package holds exactly the bundled files, with the kernel the build names in its
+    manifest (compiled for this machine, build.default_binaries, in place of the one pip compiled); beside it in
+    resources/ only the FMI builder (pythonfmu or pythonfmu3, which the slave imports) and no sources/
+    (pythonfmu3's C++, run by nobody)."""
+    kernel = "core/native/multibody"
     expected = {p.relative_to(PACKAGE).as_posix() for p in bundle.bundled_files(PACKAGE)}
+    expected = {f for f in expected if not f.startswith(kernel)}
     for fmu in fmus:
         with zipfile.ZipFile(fmu) as z:
             names = z.namelist()
             builder = "pythonfmu3" if b'fmiVersion="3.0"' in z.read("modelDescription.xml") else "pythonfmu"
         (copy,) = {n.split("/")[1] for n in names if n.endswith("_crane_models/__init__.py")}
-        assert {n[len(f"resources/{copy}/"):] for n in names if n.startswith(f"resources/{copy}/")} == expected
+        carried = {n[len(f"resources/{copy}/"):] for n in names if n.startswith(f"resources/{copy}/")}
+        manifest = json.loads((fmu.parent / "manifest.json").read_text())
+        kernels = {f"core/native/{k}" for k in manifest["kernels"].values()}
+        assert {f for f in carried if f.startswith(kernel)} == kernels
+        assert {f for f in carried if not f.startswith(kernel)} == expected
         assert {n.split("/")[1] for n in names if n.startswith("resources/") and n.count("/") > 1} == {copy, builder}
         assert not [n for n in names if n.startswith("sources/")], fmu
 
