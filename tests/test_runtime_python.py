@@ -12,6 +12,7 @@ made here (``python -m venv``, without pip: seconds):
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -140,3 +141,21 @@ def test_no_usable_python_gives_null_and_says_what_was_tried(fmu2, tmp_path):
     assert f"{Path(sys.executable).parent}/python3.{sys.version_info.minor}: Python 3.{sys.version_info.minor} is " \
            "older than the 3.99 this FMU needs" in proc.stderr
     assert proc.stderr.rstrip().endswith("of a 64-bit CPython 3.99 or newer with numpy installed.")
+
+
+@pytest.mark.skipif(not os.environ.get("CRANE_COSIM_OTHER_PYTHONS"),
+                    reason="set CRANE_COSIM_OTHER_PYTHONS to python programs of other versions (shared-library builds)")
+def test_other_versions_start_from_their_virtual_environment(fmu2, tmp_path):
+    """For each Python named: a venv of it with the stand-in numpy 1.21.0. 3.10 or newer: the runtime starts that
+    version from the venv and imports the venv's numpy (its message gives the version); older: passed over before
+    it is loaded, as older than the record's 3.10."""
+    for python in os.environ["CRANE_COSIM_OTHER_PYTHONS"].split(os.pathsep):
+        minor = int(subprocess.check_output([python, "-c", "import sys; print(sys.version_info[1])"], text=True))
+        venv = tmp_path / f"py3{minor}"
+        subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+        (site_packages(venv / "bin" / "python") / "numpy").mkdir()
+        (site_packages(venv / "bin" / "python") / "numpy" / "__init__.py").write_text('__version__ = "1.21.0"\n')
+        proc = run2(fmu2, {"CRANE_COSIM_PYTHON": str(venv / "bin" / "python")})
+        expected = (f"the Python of {venv} has numpy 1.21.0, older than the 1.24" if minor >= 10 else
+                    f"Python 3.{minor} is older than the 3.10 this FMU needs")
+        assert expected in proc.stderr, (python, proc.stderr[-2000:])
