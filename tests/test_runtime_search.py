@@ -77,7 +77,7 @@ file /usr/lib/python3.11/os.py
 file /usr/lib/python3.9/os.py
 exe /usr/local/bin/python3.13
 file /usr/local/lib/libpython3.13.so
-file /usr/local/lib/libpython3.13t.so
+file /usr/local/lib/libpython3.14t.so
 file /usr/local/lib/python3.13/os.py
 file /usr/local/lib/python3.13/site-packages/numpy/__init__.py
 """
@@ -91,7 +91,7 @@ def test_linux_tries_path_in_order_then_usr_local_then_usr(probe, tmp_path):
     """PATH in its order: the virtual environment (its pyvenv.cfg leads to the base's library; it keeps its own
     site-packages, so it is tried as itself), a pyenv shim (no shared library under its prefix), Debian's python3
     (a link to python3.11: its library in the multiarch folder) without numpy, passed over; /bin/python3.11 is the
-    same Python again. Then /usr/local's 3.13 (the free-threaded 3.13t is not taken), then /usr's 3.9, too old.
+    same Python again. Then /usr/local's 3.13 (not the newer 3.14t: free-threaded), then /usr's 3.9, too old.
     Nothing accepted: the message lists each and says how to choose one."""
     tries, ok, why = search(probe, tmp_path, LINUX)
     assert tries == [VENV, USR_LOCAL]
