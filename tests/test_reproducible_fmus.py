@@ -112,11 +112,10 @@ def members_containing(fmus: list[Path], needles: list[bytes]) -> list[str]:
 
 def reproduce(tmp_path: Path, platforms: str | None = None) -> None:
     """Two copies, two builds; equal sha256, no machine strings."""
-    outs = []
-    for name in ("first", "second-copy"):
-        copy = copy_project(tmp_path / name / "crane-cosim")
-        build_in(copy, tmp_path / name / "out", platforms)
-        outs.append(tmp_path / name / "out")
+    copies = [copy_project(tmp_path / name / "crane-cosim") for name in ("first", "second-copy")]  # one moment
+    outs = [copy.parent / "out" for copy in copies]
+    for copy, out in zip(copies, outs):
+        build_in(copy, out, platforms)
     first, second = (sha256_of_fmus(out) for out in outs)
     assert len(first) == 12 and set(first) == set(second)
     assert first == second, json.dumps({k: (first[k], second[k]) for k in first if first[k] != second[k]}, indent=1)
