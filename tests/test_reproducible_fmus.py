@@ -31,9 +31,14 @@ from c_host import NO_CC, c_compiler  # noqa: E402
 pytestmark = pytest.mark.skipif(c_compiler() is None, reason=NO_CC)
 
 # Compiles the kernel in place as pip does: setup.py's own extension (setuptools.setup captured, not run), built
-# by setuptools' build_ext with the interpreter's compiler and flags.
+# by setuptools' build_ext with the interpreter's compiler and flags. (Without setuptools -- a Python 3.12+ venv
+# has none -- the copy goes without: the FMUs do not carry it.)
 BUILD_KERNEL = """
-import setuptools, sys
+import sys
+try:
+    import setuptools
+except ImportError:
+    sys.exit(0)
 from setuptools import Distribution
 captured = {}
 setuptools.setup = lambda **kw: captured.update(kw)
