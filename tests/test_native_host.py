@@ -161,7 +161,7 @@ print(json.dumps({n: [float(x) for x in r[n]] for n in r.dtype.names}))
 
 
 @pytest.mark.skipif(not OTHER_PYTHONS, reason="set CRANE_COSIM_OTHER_PYTHONS to python executables of other "
-                    "versions with fmpy, numpy and pythonfmu installed (e.g. 3.12, 3.13)")
+                    "versions with fmpy and numpy installed (e.g. 3.12, 3.13)")
 @pytest.mark.parametrize("python", OTHER_PYTHONS)
 def test_fmpy_under_another_python_version_runs_the_fmu(fmus, tmp_path, python):
     """The runtime uses whichever CPython the host runs (stable-ABI calls resolved at run time): fmpy under

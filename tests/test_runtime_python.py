@@ -143,13 +143,14 @@ def test_no_usable_python_gives_null_and_says_what_was_tried(fmu2, tmp_path):
     assert proc.stderr.rstrip().endswith("of a 64-bit CPython 3.99 or newer with numpy installed.")
 
 
-@pytest.mark.skipif(not os.environ.get("CRANE_COSIM_OTHER_PYTHONS"),
-                    reason="set CRANE_COSIM_OTHER_PYTHONS to python programs of other versions (shared-library builds)")
+@pytest.mark.skipif(not os.environ.get("CRANE_COSIM_VENV_BASES"),
+                    reason="set CRANE_COSIM_VENV_BASES to python programs of other versions (shared-library builds; "
+                           "nothing installed in them) to run the FMU from a venv of each")
 def test_other_versions_start_from_their_virtual_environment(fmu2, tmp_path):
     """For each Python named: a venv of it with the stand-in numpy 1.21.0. 3.10 or newer: the runtime starts that
     version from the venv and imports the venv's numpy (its message gives the version); older: passed over before
     it is loaded, as older than the record's 3.10."""
-    for python in os.environ["CRANE_COSIM_OTHER_PYTHONS"].split(os.pathsep):
+    for python in os.environ["CRANE_COSIM_VENV_BASES"].split(os.pathsep):
         minor = int(subprocess.check_output([python, "-c", "import sys; print(sys.version_info[1])"], text=True))
         venv = tmp_path / f"py3{minor}"
         subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
