@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Optional
 
 from .platforms import KERNEL, PACKAGE, PLATFORMS, host_platform
-from .runtime import RuntimeBuildError, find_c_compiler
+from .runtime import compile_once, find_c_compiler
 
 # Shared-library flags for this machine's compiler (GNU ld, Linux): no build id, symbols stripped (the entry
 # points stay in the dynamic table).
@@ -34,22 +33,12 @@ def kernel_hash(cc: str) -> str:
 def host_kernel(cache_dir: Path) -> Optional[Path]:
     """The kernel for this machine (Linux) in ``cache_dir``, compiled unless it is there already; None where this
     build does not make one (not Linux, or no C compiler: the FMUs then carry the extension compiled in place).
-    Raises :class:`RuntimeBuildError` with the compiler's message when compilation fails."""
+    Raises :class:`.runtime.RuntimeBuildError` with the compiler's message when compilation fails."""
     platform = PLATFORMS.get(host_platform() or "")
     cc = find_c_compiler()
     if not sys.platform.startswith("linux") or platform is None or cc is None:
         return None
-    cache_dir = Path(cache_dir)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    out = cache_dir / f"{kernel_hash(cc)}" / KERNEL.file_name(platform)
-    if out.exists():
-        return out
-    out.parent.mkdir(exist_ok=True)
-    tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
-    cmd = [cc, *KERNEL.flags, *LINK_FLAGS, "-o", str(tmp),
-           *(os.path.relpath(s, PACKAGE.parent) for s in KERNEL.sources), "-lm"]
-    done = subprocess.run(cmd, cwd=PACKAGE.parent, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeBuildError(f"{' '.join(cmd)} failed:\n{done.stderr[-3000:]}")
-    tmp.replace(out)  # atomic: parallel builds never see a half-written library
-    return out
+    out = Path(cache_dir) / kernel_hash(cc) / KERNEL.file_name(platform)
+    # relative source paths from the package's parent: the compiler sees no folder of this machine
+    return compile_once(out, [cc, *KERNEL.flags, *LINK_FLAGS,
+                              *(os.path.relpath(s, PACKAGE.parent) for s in KERNEL.sources), "-lm"], cwd=PACKAGE.parent)

@@ -66,15 +66,21 @@ def compile_runtime(cache_dir: Path, cc: Optional[str] = None, flags: Sequence[s
     cc = cc or find_c_compiler()
     if cc is None:
         raise FileNotFoundError("no C compiler found (tried $CC, cc, gcc, clang)")
-    cache_dir = Path(cache_dir)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    out = cache_dir / f"crane_fmi{fmi_version}_{source_hash(cc, flags, fmi_version)}{suffix}"
+    out = Path(cache_dir) / f"crane_fmi{fmi_version}_{source_hash(cc, flags, fmi_version)}{suffix}"
+    sources = FMI3_SOURCES if fmi_version == 3 else SOURCES
+    return compile_once(out, [cc, *flags, *(str(HERE / s) for s in sources), *LIBS])
+
+
+def compile_once(out: Path, command: Sequence[str], cwd: Optional[Path] = None) -> Path:
+    """``command -o out`` (a C compiler's command line without its output) unless ``out`` exists already: a cache
+    keyed by the name. Raises :class:`RuntimeBuildError` with the compiler's message when it fails."""
+    out = Path(out)
     if out.exists():
         return out
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
-    sources = FMI3_SOURCES if fmi_version == 3 else SOURCES
-    cmd = [cc, *flags, "-o", str(tmp), *(str(HERE / s) for s in sources), *LIBS]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    cmd = [*command, "-o", str(tmp)]
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeBuildError(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
     tmp.replace(out)  # atomic: parallel builds never see a half-written library
