@@ -5,7 +5,8 @@ new thread for every call (as a host with a worker pool it does not keep; the fi
 and joining the thread), and fmpy (FMU2Slave.doStep from Python).
 FMUs: a do-nothing slave with KnuckleBoomCrane's interface (benchmarks/null_slave.py: the floor of FMI +
 Python call cost) and KnuckleBoomCrane itself. pythonfmu's binary needs libpython preloaded and the
-site-packages on PYTHONPATH in the C host; the project's runtime runs under ``env -i``.
+site-packages on PYTHONPATH in the C host; the project's runtime runs under ``env -i`` with only
+``CRANE_COSIM_PYTHON`` naming this Python.
 
     python benchmarks/bench_runtime.py [--null-steps 20000] [--kb-steps 1000]
 
@@ -133,7 +134,8 @@ def main() -> None:
             for host_name, threads in (("C host, one thread", False), ("C host, thread per call", True)):
                 figures[host_name] = (best(lambda: c_host_ns(host, pf_dir, identifier, md.guid, n, h, threads,
                                                              native_env_for_pythonfmu())),
-                                      best(lambda: c_host_ns(host, our_dir, identifier, md.guid, n, h, threads, {})))
+                                      best(lambda: c_host_ns(host, our_dir, identifier, md.guid, n, h, threads,
+                                                             {"CRANE_COSIM_PYTHON": sys.executable})))
             figures["fmpy"] = (best(lambda: fmpy_ns(pf_dir, identifier, n, h)),
                                best(lambda: fmpy_ns(our_dir, identifier, n, h)))
             for host_name, (pf, ours) in figures.items():

@@ -126,11 +126,11 @@ def all_fmus(tmp_path_factory):
 @pytest.mark.skipif(tbb_missing(), reason=NO_TBB)
 @pytest.mark.parametrize("name", list(SPECS))
 def test_native_host_ecos_cli_exits_cleanly(all_fmus, tmp_path, name):
-    """A native (C++) host with a clean environment (no LD_PRELOAD, PATH or PYTHONPATH): simulates every FMU
-    and exits with status 0."""
+    """A native (C++) host with a clean environment (no LD_PRELOAD, PATH or PYTHONPATH; CRANE_COSIM_PYTHON names
+    this Python): simulates every FMU and exits with status 0."""
     fmu = all_fmus / f"{name}.fmu"
-    proc = run(["env", "-i", str(_ecos_cli()), "simulate", "--path", str(fmu), "--stopTime", "0.5",
-                "--stepSize", "0.01", "-l", "warn"], cwd=tmp_path)
+    proc = run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", str(_ecos_cli()), "simulate", "--path",
+                str(fmu), "--stopTime", "0.5", "--stepSize", "0.01", "-l", "warn"], cwd=tmp_path)
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"
     lines = (tmp_path / f"{name}.csv").read_text().splitlines()
     assert len(lines) >= 50  # it really simulated: one row per communication point

@@ -161,8 +161,8 @@ def test_fmucheck_simulates_like_fmpy(kb_fmu, tmp_path):
     import fmpy
 
     out = tmp_path / "fmucheck.csv"
-    proc = subprocess.run(["env", "-i", _fmucheck(), "-h", str(STEP), "-s", "2", "-o", str(out), str(kb_fmu)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", _fmucheck(), "-h", str(STEP), "-s",
+                           "2", "-o", str(out), str(kb_fmu)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-2000:]}"
     assert "0 Error(s)" in proc.stderr, proc.stderr[-2000:]
     with out.open() as f:

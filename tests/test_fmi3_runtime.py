@@ -115,10 +115,11 @@ def ecos_or_skip() -> Path:
 
 @pytest.mark.parametrize("name", list(SPECS))
 def test_ecos_cli_runs_every_fmu_in_a_clean_environment(fmus, tmp_path, name):
-    """Ecos' native command-line host (ecospy), no LD_PRELOAD/PATH/PYTHONPATH: exit 0, one CSV row per step."""
-    proc = subprocess.run(["env", "-i", str(ecos_or_skip()), "simulate", "--path", str(fmus / f"{name}.fmu"),
-                           "--stopTime", "0.2", "--stepSize", "0.01", "-l", "warn"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    """Ecos' native command-line host (ecospy), no LD_PRELOAD/PATH/PYTHONPATH, CRANE_COSIM_PYTHON naming this
+    Python: exit 0, one CSV row per step."""
+    proc = subprocess.run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", str(ecos_or_skip()), "simulate",
+                           "--path", str(fmus / f"{name}.fmu"), "--stopTime", "0.2", "--stepSize", "0.01", "-l",
+                           "warn"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"
     assert len((tmp_path / f"{name}.csv").read_text().splitlines()) >= 20
 

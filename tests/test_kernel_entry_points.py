@@ -107,6 +107,19 @@ def test_the_in_place_kernel_exports_exactly_the_table(kernel):
     assert read_binary(path).exports == set(EXPORTS)
 
 
+def test_the_kernel_a_default_build_compiles_exports_exactly_the_table(tmp_path):
+    """The kernel a default FMU build compiles for this machine (fmi/host_kernel.py) exports the table's names
+    and nothing else, like the in-place and the cross-built kernels."""
+    from crane_models.fmi.binary_exports import read_binary
+    from crane_models.fmi.host_kernel import host_kernel
+
+    require_lief()
+    path = host_kernel(tmp_path)
+    if path is None:
+        pytest.skip("a default build compiles its own kernel only on Linux with a C compiler (Debian: gcc)")
+    assert read_binary(path).exports == set(EXPORTS)
+
+
 def _clean_environment() -> dict:
     return {k: v for k, v in os.environ.items()
             if not k.startswith(("PYTEST_", "CRANE_COSIM_NATIVE", "CRANE_COSIM_KERNEL"))}

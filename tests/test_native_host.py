@@ -1,6 +1,6 @@
 """Every FMU in a plain C host (tests/native_host/fmi2_host.c) with a clean environment, through the
-project's own FMI runtime: no LD_PRELOAD, PYTHONPATH or PATH; the runtime finds the build's Python from
-the FMU's record. Each FMU runs 100 communication steps of its scenario's inputs 10 times: every run exits
+project's own FMI runtime: no LD_PRELOAD, PYTHONPATH or PATH, only CRANE_COSIM_PYTHON naming the tests' Python
+(the documented way to choose one). Each FMU runs 100 communication steps of its scenario's inputs 10 times: every run exits
 0 and prints the same outputs as fmpy driving the same calls.
 
 Why 1e-12 relative: the C host and fmpy call the same slave code with the same values in the same order
@@ -161,7 +161,7 @@ print(json.dumps({n: [float(x) for x in r[n]] for n in r.dtype.names}))
 
 
 @pytest.mark.skipif(not OTHER_PYTHONS, reason="set CRANE_COSIM_OTHER_PYTHONS to python executables of other "
-                    "versions with fmpy, numpy and pythonfmu installed (e.g. 3.12, 3.13)")
+                    "versions with fmpy and numpy installed (e.g. 3.12, 3.13)")
 @pytest.mark.parametrize("python", OTHER_PYTHONS)
 def test_fmpy_under_another_python_version_runs_the_fmu(fmus, tmp_path, python):
     """The runtime uses whichever CPython the host runs (stable-ABI calls resolved at run time): fmpy under

@@ -4,7 +4,6 @@ slave's refusal to step is fmi2Discard; nothing ends in a signal. Value referenc
 come from modelDescription.xml and the FMI 2.0 standard, not from the runtime."""
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -146,36 +145,6 @@ def test_serialized_state_round_trip_restores_the_outputs(kb):
     (_, at1), (_, at2), (_, back), (_, again) = results(proc.stdout, "get_real")
     assert statuses(proc, "restore") == [OK]
     assert back == at1 and again == at2 and at1 != at2
-
-
-def _broken_record_copy(kb, tmp_path) -> Path:
-    copy = tmp_path / "fmu"
-    shutil.copytree(kb["dir"], copy)
-    record = copy / "resources" / "crane_cosim_runtime.txt"
-    lines = [ln for ln in record.read_text().splitlines() if not ln.startswith(("libpython=", "home=", "path="))]
-    record.write_text("\n".join(lines + ["libpython=/nonexistent/libpython3.99.so"]) + "\n")
-    return copy
-
-
-def test_missing_python_gives_null_and_names_the_variable(kb, tmp_path):
-    copy = _broken_record_copy(kb, tmp_path)
-    proc = run_host(kb["host"], copy, "KnuckleBoomCrane", f"instantiate {kb['md'].guid}\n",
-                    env={"CRANE_COSIM_PYTHON": "/nowhere/python"})
-    assert proc.returncode == 0
-    assert "instantiate NULL" in proc.stdout
-    assert "CRANE_COSIM_PYTHON=/nowhere/python" in proc.stderr  # what it looked for ...
-    assert "/nonexistent/libpython3.99.so" in proc.stderr
-    assert "Set CRANE_COSIM_PYTHON to" in proc.stderr  # ... and how to point it elsewhere
-
-
-def test_crane_cosim_python_points_at_another_interpreter(kb, tmp_path):
-    """With the record unusable, CRANE_COSIM_PYTHON naming this (virtual environment's) python is enough."""
-    copy = _broken_record_copy(kb, tmp_path)
-    proc = run_host(kb["host"], copy, "KnuckleBoomCrane", f"instantiate {kb['md'].guid}\nsetup 0\nenter\nexit\n"
-                    "step 0 0.01\nfree\n", env={"CRANE_COSIM_PYTHON": sys.executable})
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "instantiate ok" in proc.stdout, proc.stderr[-2000:]
-    assert statuses(proc, "step") == [OK]
 
 
 def test_steps_from_a_new_thread_each_call(kb):

@@ -126,9 +126,8 @@ def errors(out: str) -> list:
 
 def test_win64_runtime_under_wine_without_python_says_where_it_looked(wine):
     """fmi2Instantiate with CRANE_COSIM_PYTHON pointing nowhere (and no Python in the fresh wine prefix):
-    NULL, with a message naming the variable, the record (made on Linux: skipped), the registry and the
-    install folders; twice (a failed search leaves nothing half-done); then fmi2FreeInstance(NULL),
-    FreeLibrary and exit 0."""
+    NULL, with a message naming the variable, the registry and the install folders and what the FMU needs; twice
+    (a failed search leaves nothing half-done); then fmi2FreeInstance(NULL), FreeLibrary and exit 0."""
     status, out = wine("2", env={"CRANE_COSIM_PYTHON": r"C:\nowhere\python.exe"})
     assert status == 0, out
     assert out.count("instance NULL\n") == 2 and "\ndone\n" in out, out
@@ -138,22 +137,23 @@ def test_win64_runtime_under_wine_without_python_says_where_it_looked(wine):
     assert f"fmi2Instantiate: no usable Python for {MODEL}" in message  # the class named by the FMU's record
     assert "no Python running in the host" in message
     assert r"CRANE_COSIM_PYTHON=C:\nowhere\python.exe: is neither a python3X.dll" in message
-    assert "made on x86_64-linux, this is x86_64-windows" in message  # the Linux build's record is skipped
     assert r"HKCU and HKLM\Software\Python\PythonCore\3.X\InstallPath" in message
     assert "%LOCALAPPDATA%\\Programs\\Python\\Python3* (C:\\users\\" in message  # wine's profile folder
     assert message.endswith("Set CRANE_COSIM_PYTHON to a python3X.dll, a python.exe (also of a virtual "
-                            "environment) or its folder, with pythonfmu and numpy installed.")
+                            "environment) or its folder, of a 64-bit CPython 3.10 or newer with numpy installed.")
 
 
 def test_win64_runtime_under_wine_loads_a_registered_python_and_keeps_thread_states(wine):
     """A stand-in python312.dll (tests/native_host/fake_python.c: every function the runtime resolves, failing
-    every import but sys) installed in C:\\FakePython312 and registered as the py launcher does: the runtime
-    finds it in the registry, loads it, initializes it with PYTHONHOME = its folder and PYTHONNOUSERSITE=1
-    (the host's environment unchanged afterwards), creates one thread state per host thread and deletes it
-    when that thread ends (fiber-local callback), and reports the failed import as the slave's error."""
+    every import but sys) installed in C:\\FakePython312 with python.exe and a numpy folder in its site-packages,
+    registered as the py launcher does: the runtime finds it in the registry, loads it, initializes it with
+    PYTHONHOME = its folder, PYTHONNOUSERSITE=1 and the program name of its python.exe (the host's environment
+    unchanged afterwards), creates one thread state per host thread and deletes it when that thread ends
+    (fiber-local callback), and reports the failed import of numpy, which the FMU needs."""
     install = wine.prefix / "drive_c" / "FakePython312"
-    (install / "Lib").mkdir(parents=True, exist_ok=True)
+    (install / "Lib" / "site-packages" / "numpy").mkdir(parents=True, exist_ok=True)
     (install / "Lib" / "os.py").write_text("")  # the standard library's landmark: the folder is PYTHONHOME
+    (install / "python.exe").write_text("")
     zig_windows(HERE / "native_host" / "fake_python.c", install / "python312.dll", "-shared")
     key = r"HKCU\Software\Python\PythonCore\3.12"
     status, out = wine("add", key + r"\InstallPath", "/ve", "/d", r"C:\FakePython312", "/f", program=Path("reg"))
@@ -164,13 +164,15 @@ def test_win64_runtime_under_wine_loads_a_registered_python_and_keeps_thread_sta
         wine("delete", key, "/f", program=Path("reg"))
     assert status == 0 and out.count("instance NULL\n") == 3 and "host PYTHONHOME=unset\n" in out, out
     first, second, third = errors(out)
-    assert first.startswith("fmi2Instantiate: cannot create ") and "ImportError: fake Python cannot import" in first
-    assert r"PYTHONHOME=C:\FakePython312, PYTHONPATH=unset, PYTHONNOUSERSITE=1" in first
+    assert first.startswith(r"fmi2Instantiate: the Python of C:\FakePython312\python312.dll cannot import numpy, "
+                            "which this FMU needs (numpy>=1.24): ImportError: fake Python cannot import numpy")
+    assert (r"PYTHONHOME=C:\FakePython312, PYTHONPATH=unset, PYTHONNOUSERSITE=1, __PYVENV_LAUNCHER__=unset, "
+            r"program=C:\FakePython312\python.exe") in first
     # the first host thread initialized Python and keeps that state (the runtime deletes only states it made)
-    assert first.endswith("thread states made 1, deleted 0)")
+    assert "thread states made 1, deleted 0)" in first
     # the second thread got one state; when it ended, the runtime deleted it, before the third got its own
-    assert second.endswith("thread states made 2, deleted 0)")
-    assert third.endswith("thread states made 3, deleted 1)")
+    assert "thread states made 2, deleted 0)" in second
+    assert "thread states made 3, deleted 1)" in third
 
 
 def test_win64_runtime_under_wine_uses_the_python_the_host_runs(wine):
@@ -184,3 +186,4 @@ def test_win64_runtime_under_wine_uses_the_python_the_host_runs(wine):
     (message,) = errors(out)
     assert "fake Python cannot import" in message
     assert "PYTHONHOME=unset, PYTHONPATH=unset, PYTHONNOUSERSITE=unset" in message  # the host initialized it
+    assert "program=unset" in message

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import __version__
+from .bundle import copy_bundle
 from .registry import SPECS
 from .spec import BASE_UNITS
 
@@ -40,13 +41,14 @@ def slave_script_name(fmu_name: str) -> str:
 DISPLAY_UNITS = {"rad": ("deg", 180.0 / math.pi), "rad/s": ("deg/s", 180.0 / math.pi)}
 
 
-def _source_dir(package: str, fallback: Path) -> Path:
-    """Folder of an installed or checked-out package (works for editable and normal installs)."""
-    try:
-        mod = __import__(package)
-        return Path(mod.__file__).resolve().parent
-    except ImportError:
-        return fallback
+def _slave_dir() -> Path:
+    """The slave scripts that belong to this package: ``fmu_src/`` beside it in a checkout (whichever checkout the
+    package was imported from), else the installed ``crane_cosim_fmu_src``."""
+    if (ROOT / "fmu_src").is_dir():
+        return ROOT / "fmu_src"
+    import crane_cosim_fmu_src
+
+    return Path(crane_cosim_fmu_src.__file__).resolve().parent
 
 
 def complete_model_description(xml_text: bytes, spec, version: str, directional: bool = False) -> bytes:
@@ -116,8 +118,7 @@ def _write_range(typed: ET.Element, v) -> None:
 def slave_source(name: str, bundle: str, fmi_version: int) -> str:
     """The slave script of ``fmu_src/`` with the bundled package name; for FMI 3.0 the same script on
     pythonfmu3 (the slaves only use what both libraries share)."""
-    slave_dir = _source_dir("crane_cosim_fmu_src", ROOT / "fmu_src")
-    text = (slave_dir / slave_script_name(name)).read_text().replace("crane_models", bundle)
+    text = (_slave_dir() / slave_script_name(name)).read_text().replace("crane_models", bundle)
     if fmi_version == 3:
         text = text.replace("from pythonfmu import Fmi2Slave", "from pythonfmu3 import Fmi3Slave")
         text = text.replace("(Fmi2Slave)", "(Fmi3Slave)")
@@ -127,8 +128,10 @@ def slave_source(name: str, bundle: str, fmi_version: int) -> str:
 def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None) -> Path:
     """Build one FMU (FMI 2.0 with pythonfmu, or FMI 3.0 with pythonfmu3) into ``out_dir``, byte-identical for
     identical sources (:func:`make_reproducible`). ``binaries``: {(library, platform): path} from
-    :func:`platforms.build_binaries`; with it the FMU carries those binaries instead of the kernel compiled in
-    place by ``pip install`` (:func:`bundle_binaries`)."""
+    :func:`platforms.build_binaries`; None: :func:`default_binaries` (this machine's kernel). The FMU carries
+    those binaries instead of the kernel compiled in place by ``pip install`` (:func:`bundle_binaries`)."""
+    if binaries is None:
+        binaries = default_binaries()
     if fmi_version == 3:
         from pythonfmu3.builder import FmuBuilder
 
@@ -144,10 +147,10 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
     # two builds of one FMU) sharing a module name in one process would run each other's code.
     tag = f"{name.lower()}_fmi{fmi_version}_v{__version__.replace('.', '_')}"
     bundle = f"{tag}_crane_models"
-    src_pkg = Path(__file__).resolve().parents[1]  # this package, bundled whole
+    src_pkg = Path(__file__).resolve().parents[1]  # this package: the FMU carries the part it runs (bundle.py)
     with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
         tmp = Path(tmp)
-        shutil.copytree(src_pkg, tmp / bundle, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copy_bundle(src_pkg, tmp / bundle)
         if binaries:
             bundle_binaries(tmp / bundle, binaries)
         script = tmp / f"{tag}_slave.py"
@@ -166,7 +169,8 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
         complete = lambda xml: complete_model_description(xml, spec, __version__, runtime)  # noqa: E731
     else:
         complete = lambda xml: complete_fmi3_model_description(xml, runtime)  # noqa: E731
-    make_reproducible(fmu_path, complete, replace)
+    # pythonfmu3 adds sources/, the C++ of its own binary: not run by anyone (the FMU carries binaries)
+    make_reproducible(fmu_path, complete, replace, drop=("sources/",))
     return fmu_path
 
 
@@ -186,6 +190,17 @@ def complete_fmi3_model_description(xml_text: bytes, runtime: bool) -> bytes:
 def runtime_cache_dir() -> Path:
     """Where compiled runtimes are kept between builds (keyed by a hash of their sources)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "crane-cosim" / "runtime"
+
+
+def default_binaries() -> dict:
+    """{(library, platform): path} of a build without ``--platforms``: the kernel compiled here for this machine
+    (:mod:`.host_kernel`, independent of the folder and the Python that installed the package); {} where there is
+    none (not Linux, no C compiler), and the FMU carries the extension ``pip install`` compiled in place."""
+    from .host_kernel import host_kernel
+    from .platforms import KERNEL, host_platform
+
+    kernel = host_kernel(runtime_cache_dir().parent / "kernel")
+    return {(KERNEL.name, host_platform()): kernel} if kernel else {}
 
 
 def runtime_binary(fmi_version: int = 2) -> Optional[Path]:
@@ -309,13 +324,14 @@ def _record_name() -> str:
     return RECORD_NAME
 
 
-def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None) -> None:
+def make_reproducible(fmu_path: Path, complete=None, replace: dict | None = None, drop: tuple = ()) -> None:
     """Rewrite the FMU so that identical content gives identical bytes: entries sorted by name, fixed time
     stamps and permissions, a fixed compression level, the GUID from the content (:func:`content_guid`).
     ``complete``: a function applied to the model description first; ``replace``: {entry: file or bytes} to
-    add or overwrite."""
+    add or overwrite; ``drop``: prefixes of entries to leave out."""
     with zipfile.ZipFile(fmu_path) as zin:
-        entries = {item.filename: zin.read(item.filename) for item in zin.infolist() if not item.is_dir()}
+        entries = {item.filename: zin.read(item.filename) for item in zin.infolist()
+                   if not item.is_dir() and not item.filename.startswith(tuple(drop))}
     for name, content in (replace or {}).items():
         entries[name] = content if isinstance(content, bytes) else Path(content).read_bytes()
     xml_text = entries.pop("modelDescription.xml")
@@ -365,8 +381,7 @@ def build_inputs_sha256(name: str, fmi_version: int, binaries: dict) -> str:
             continue
         digest.update(str(path.relative_to(src_pkg)).encode() + b"\0" + path.read_bytes())
     digest.update(slave_source(name, "crane_models", fmi_version).encode())
-    # the runtime's record names this machine's Python (another venv, another FMU), and its sources are
-    # part of the package hashed above
+    # the runtime's record (what the FMU needs of a Python; the runtime's sources are part of the package above)
     from .runtime import runtime_record
 
     digest.update(runtime_record("", name).encode())
@@ -386,9 +401,9 @@ def _previous_entries(out_dir: Path) -> dict:
 def build_all(out_dir: Path, fmi_version: int = 2, platforms=None) -> list:
     """Build every FMU into ``out_dir`` and write ``manifest.json`` (and the OSP files) beside them.
 
-    ``platforms``: None (the kernel compiled in place by ``pip install``, for this machine only), ``"all"``
-    or names of :data:`platforms.PLATFORMS` (``["x86_64-linux", "x86_64-windows"]``, FMI 2.0 folder names
-    too): every FMU then carries every platform's kernel, cross-built with zig (:mod:`.platforms`).
+    ``platforms``: None (this machine's kernel, :func:`default_binaries`), ``"all"`` or names of
+    :data:`platforms.PLATFORMS` (``["x86_64-linux", "x86_64-windows"]``, FMI 2.0 folder names too): every FMU
+    then carries every platform's kernel, cross-built with zig (:mod:`.platforms`).
     An FMU already in ``out_dir`` whose inputs are unchanged (``inputs_sha256`` in the manifest) and whose
     file still has its recorded sha256 is kept as it is, not rebuilt; a rebuilt FMU with the bytes of the
     file already there leaves that file untouched."""
@@ -401,9 +416,9 @@ def build_all(out_dir: Path, fmi_version: int = 2, platforms=None) -> list:
     entries = []
     with tempfile.TemporaryDirectory(prefix="crane_cosim_all_") as tmp:
         tmp = Path(tmp)
-        binaries = build_binaries(chosen, tmp / "binaries") if chosen else {}
+        binaries = build_binaries(chosen, tmp / "binaries") if chosen else default_binaries()
         kernels = {p: path.name for (lib, p), path in sorted(binaries.items()) if lib == "multibody"}
-        kernel = kernels.get(host_platform()) if chosen else compiled_kernel()
+        kernel = kernels.get(host_platform()) if binaries else compiled_kernel()
         if kernel is None and not chosen:
             warnings.warn("the compiled dynamics kernel (crane_models/core/native/*.c) is not built -- was a C "
                           "compiler missing at pip install? The FMUs will run the numpy implementation, 3-6 "
@@ -424,7 +439,7 @@ def build_all(out_dir: Path, fmi_version: int = 2, platforms=None) -> list:
     manifest = {
         "project_version": __version__,
         "compiled_kernel": kernel,  # the kernel this machine loads from every FMU (None: numpy only)
-        "kernels": kernels,         # {platform: kernel file} in every FMU ({}: only the one compiled in place)
+        "kernels": kernels,         # {platform: kernel file} in every FMU ({}: the one pip compiled in place)
         # Outside the FMUs: the FMUs themselves carry no build time (byte-identical rebuilds).
         "build_time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "fmus": entries,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Optional
@@ -37,11 +38,20 @@ def extract(fmu: Path, out_dir: Path) -> Path:
     return dest
 
 
+def this_python() -> dict:
+    """The environment that points an FMU's runtime at the Python running the tests (this virtual environment,
+    with numpy): an FMU says which Python it needs, not where one is, and ``CRANE_COSIM_PYTHON`` is the
+    documented way to choose one (docs/fmi-runtime.md)."""
+    return {"CRANE_COSIM_PYTHON": sys.executable}
+
+
 def run_host(exe: Path, unzipped: Path, identifier: str, script: str, env: Optional[dict] = None,
              timeout: float = 300) -> subprocess.CompletedProcess:
-    """The host in a clean environment (only ``env`` when given) with ``script`` on stdin."""
-    return subprocess.run(["env", "-i", *(f"{k}={v}" for k, v in (env or {}).items()), str(exe), str(unzipped),
-                           identifier], input=script, capture_output=True, text=True, timeout=timeout)
+    """The host in a clean environment with ``script`` on stdin: only :func:`this_python` and ``env`` (which may
+    override it; an empty value unsets it)."""
+    return subprocess.run(["env", "-i", *(f"{k}={v}" for k, v in {**this_python(), **(env or {})}.items()),
+                           str(exe), str(unzipped), identifier], input=script, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def results(stdout: str, command: str) -> list:

@@ -5,7 +5,7 @@
  * thread without; PyThreadState_Delete takes it away), counts the states made and deleted, and fails
  * every import but `sys` with a message reporting what it saw.
  * So a test reads, from the runtime's own error message, that the DLL was found, loaded and initialized
- * with PYTHONHOME/PYTHONPATH set, and that thread states are released when host threads end. */
+ * with PYTHONHOME set and the program it runs as, and that thread states are released when host threads end. */
 #include <windows.h>
 
 #include <stdio.h>
@@ -40,6 +40,13 @@ static void note_env(const wchar_t *name, const char *label)
     snprintf(seen + n, sizeof seen - n, "%s%s=%s", n ? ", " : "", label, value);
 }
 
+static char program[512] = "unset";
+
+API const char *Py_GetVersion(void) { return "3.12.0 (a stand-in)"; }
+API void Py_SetProgramName(const wchar_t *name)
+{
+    WideCharToMultiByte(CP_UTF8, 0, name, -1, program, sizeof program, NULL, NULL);
+}
 API int Py_IsInitialized(void) { return initialized; }
 API void Py_InitializeEx(int signals)
 {
@@ -48,6 +55,9 @@ API void Py_InitializeEx(int signals)
     note_env(L"PYTHONHOME", "PYTHONHOME");
     note_env(L"PYTHONPATH", "PYTHONPATH");
     note_env(L"PYTHONNOUSERSITE", "PYTHONNOUSERSITE");
+    note_env(L"__PYVENV_LAUNCHER__", "__PYVENV_LAUNCHER__");
+    size_t n = strlen(seen);
+    snprintf(seen + n, sizeof seen - n, ", program=%s", program);
     initialized = 1;
     give_state();
 }

@@ -1,11 +1,11 @@
-/* The runtime's Python search (crane_models/fmi/runtime/pysearch.c) over a fake file system, so that the
- * macOS and Windows search runs on Linux (tests/test_runtime_search.py). The scenario file, one item a
- * line:
- *   os linux|macos|windows       platform <tuple of the binary>     accept <library the attempt accepts>
+/* The runtime's Python search (crane_models/fmi/runtime/pysearch.c, pysetup.c, pyplaces.c) over a fake file
+ * system, so that the search of every OS runs on Linux (tests/test_runtime_search.py). The scenario file, one item
+ * a line:
+ *   os linux|macos|windows       accept <library the attempt accepts>
  *   file <path>  exe <path>      text <path> := <content>           env <NAME>=<value>
- *   reg <where> := <install>     record <key=value line of the build's record>
- * Folders are implied by the files under them. Prints one "try lib=... | home=... | path=..." line per
- * attempt, then "result 0|1" and "why <message>". */
+ *   link <path> := <target>      reg <where> := <install>           record <key=value line of the FMU's record>
+ * A text's "\n" starts a new line. Folders are implied by the files under them. Prints one
+ * "try lib=... | home=... | exe=... | venv=..." line per attempt, then "result 0|1" and "why <message>". */
 #define _GNU_SOURCE
 #include "pysearch.h"
 
@@ -28,14 +28,34 @@ typedef struct {
     char accept[1024];
 } Fake;
 
+static int is_path(const Item *it)
+{
+    return !strcmp(it->kind, "file") || !strcmp(it->kind, "exe") || !strcmp(it->kind, "text") ||
+           !strcmp(it->kind, "link");
+}
+
+/* A link's target (links to links followed), else the path itself. */
+static const char *target(const Fake *f, const char *p)
+{
+    for (int hops = 0; hops < 8; ++hops) {
+        int found = 0;
+        for (int i = 0; i < f->n && !found; ++i)
+            if (!strcmp(f->items[i].kind, "link") && !strcmp(f->items[i].path, p))
+                p = f->items[i].value, found = 1;
+        if (!found)
+            break;
+    }
+    return p;
+}
+
 static int kind(void *ctx, const char *p)
 {
     Fake *f = ctx;
+    p = target(f, p);
     size_t len = strlen(p);
     for (int i = 0; i < f->n; ++i) {
         const Item *it = &f->items[i];
-        int is_path = !strcmp(it->kind, "file") || !strcmp(it->kind, "exe") || !strcmp(it->kind, "text");
-        if (!is_path)
+        if (!is_path(it) || !strcmp(it->kind, "link"))
             continue;
         if (!strcmp(it->path, p))
             return !strcmp(it->kind, "exe") ? PATH_EXECUTABLE : PATH_FILE;
@@ -63,7 +83,7 @@ static int glob_nth(void *ctx, const char *pattern, int nth, char *out, size_t s
     snprintf(pat, sizeof pat, "%s", pattern);
     slashes(pat);
     for (int i = 0; i < f->n; ++i) {
-        if (strcmp(f->items[i].kind, "file") && strcmp(f->items[i].kind, "exe") && strcmp(f->items[i].kind, "text"))
+        if (!is_path(&f->items[i]))
             continue;
         char path[1024];
         snprintf(path, sizeof path, "%s", f->items[i].path);
@@ -126,10 +146,19 @@ static int registry(void *ctx, int nth, char *where, size_t wsize, char *install
     return 0;
 }
 
+static int resolve(void *ctx, const char *path, char *out, size_t size)
+{
+    const char *real = target(ctx, path);
+    if (kind(ctx, real) == PATH_MISSING)
+        return 0;
+    snprintf(out, size, "%s", real);
+    return 1;
+}
+
 static int attempt(void *user, const PythonSetup *setup, char *why, size_t size)
 {
     Fake *f = user;
-    printf("try lib=%s | home=%s | path=%s\n", setup->lib, setup->home, setup->path);
+    printf("try lib=%s | home=%s | exe=%s | venv=%s\n", setup->lib, setup->home, setup->exe, setup->venv);
     if (strcmp(setup->lib, f->accept) == 0)
         return 1;
     snprintf(why, size, "refused by the test");
@@ -140,9 +169,10 @@ int main(int argc, char **argv)
 {
     static Fake fake;
     static char record[65536], why[16384];
-    char line[2200], platform[64] = "x86_64-linux";
+    char line[2200];
     int has_record = 0;
-    SearchHost host = {OS_LINUX, &fake, kind, glob_nth, read_text, env, registry};
+    Needs needs;
+    SearchHost host = {OS_LINUX, &fake, kind, glob_nth, read_text, env, registry, resolve};
     FILE *in = argc > 1 ? fopen(argv[1], "r") : NULL;
     if (!in)
         return 2;
@@ -155,8 +185,6 @@ int main(int argc, char **argv)
         const char *rest = space + 1;
         if (!strcmp(line, "os"))
             host.os = !strcmp(rest, "windows") ? OS_WINDOWS : !strcmp(rest, "macos") ? OS_MACOS : OS_LINUX;
-        else if (!strcmp(line, "platform"))
-            snprintf(platform, sizeof platform, "%s", rest);
         else if (!strcmp(line, "accept"))
             snprintf(fake.accept, sizeof fake.accept, "%s", rest);
         else if (!strcmp(line, "record")) {
@@ -172,10 +200,15 @@ int main(int argc, char **argv)
             snprintf(it->path, sizeof it->path, "%.*s", sep ? (int)(sep - rest) : (int)strlen(rest), rest);
             if (sep)
                 snprintf(it->value, sizeof it->value, "%s", sep + (line[0] == 'e' && line[1] == 'n' ? 1 : 4));
+            for (char *nl = strstr(it->value, "\\n"); nl && !strcmp(line, "text"); nl = strstr(nl, "\\n")) {
+                *nl = '\n';
+                memmove(nl + 1, nl + 2, strlen(nl + 2) + 1);
+            }
         }
     }
     fclose(in);
-    int ok = search_python(&host, has_record ? record : NULL, platform, attempt, &fake, why, sizeof why);
+    needs_from_record(has_record ? record : NULL, &needs);
+    int ok = search_python(&host, &needs, attempt, &fake, why, sizeof why);
     printf("result %d\nwhy %s\n", ok, why);
     return 0;
 }

@@ -1,5 +1,5 @@
 """The project's FMI 2.0 and FMI 3.0 co-simulation runtimes: C sources, how to compile them, and the record the
-FMU carries so the runtime finds a Python (docs/fmi-runtime.md).
+FMU carries to say which Python it needs (docs/fmi-runtime.md).
 
 The C sources and compiler flags live here once; :func:`compile_runtime` builds them with any C compiler
 (the system's by default, a cross compiler through ``cc``), cached by a hash of sources, flags and
@@ -11,21 +11,19 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ...core.native.system import host_platform
 
 HERE = Path(__file__).resolve().parent
 SOURCES = ("fmi2_runtime.c", "fmi2_log.c", "fmi2_step.c", "fmi2_values.c", "fmi2_states.c", "pyapi.c",
-           "pysearch.c", "platform_posix.c", "platform_windows.c", "platform_common.c")
-HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h", "pysearch.h", "platform.h")
+           "pysearch.c", "pysetup.c", "pyplaces.c", "platform_posix.c", "platform_windows.c", "platform_common.c")
+HEADERS = ("fmi2_abi.h", "pyapi.h", "runtime.h", "pysearch.h", "pysetup.h", "platform.h")
 # The FMI 3.0 runtime: its own API files, the same Python loader (pyapi.c with its search and platform layer).
 FMI3_SOURCES = ("fmi3_runtime.c", "fmi3_log.c", "fmi3_step.c", "fmi3_values.c", "fmi3_states.c", "pyapi.c",
-                "pysearch.c", "platform_posix.c", "platform_windows.c", "platform_common.c")
-FMI3_HEADERS = ("fmi3_abi.h", "pyapi.h", "fmi3_runtime.h", "pysearch.h", "platform.h")
+                "pysearch.c", "pysetup.c", "pyplaces.c", "platform_posix.c", "platform_windows.c", "platform_common.c")
+FMI3_HEADERS = ("fmi3_abi.h", "pyapi.h", "fmi3_runtime.h", "pysearch.h", "pysetup.h", "platform.h")
 # Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
 CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
           "-Wno-format-truncation")
@@ -68,15 +66,21 @@ def compile_runtime(cache_dir: Path, cc: Optional[str] = None, flags: Sequence[s
     cc = cc or find_c_compiler()
     if cc is None:
         raise FileNotFoundError("no C compiler found (tried $CC, cc, gcc, clang)")
-    cache_dir = Path(cache_dir)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    out = cache_dir / f"crane_fmi{fmi_version}_{source_hash(cc, flags, fmi_version)}{suffix}"
+    out = Path(cache_dir) / f"crane_fmi{fmi_version}_{source_hash(cc, flags, fmi_version)}{suffix}"
+    sources = FMI3_SOURCES if fmi_version == 3 else SOURCES
+    return compile_once(out, [cc, *flags, *(str(HERE / s) for s in sources), *LIBS])
+
+
+def compile_once(out: Path, command: Sequence[str], cwd: Optional[Path] = None) -> Path:
+    """``command -o out`` (a C compiler's command line without its output) unless ``out`` exists already: a cache
+    keyed by the name. Raises :class:`RuntimeBuildError` with the compiler's message when it fails."""
+    out = Path(out)
     if out.exists():
         return out
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
-    sources = FMI3_SOURCES if fmi_version == 3 else SOURCES
-    cmd = [cc, *flags, "-o", str(tmp), *(str(HERE / s) for s in sources), *LIBS]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    cmd = [*command, "-o", str(tmp)]
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeBuildError(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
     tmp.replace(out)  # atomic: parallel builds never see a half-written library
@@ -94,19 +98,19 @@ def shared_libpython() -> Optional[str]:
     return None
 
 
+# The kind of CPython the runtime can load, for the record's reader (the runtime checks the version and the packages).
+PYTHON_KIND = ("CPython 3, 64-bit, with its shared library (libpython3.X.so, libpython3.X.dylib or a framework's "
+               "Python, python3X.dll); not a free-threaded build")
+
+
 def runtime_record(module: str, class_name: str) -> str:
-    """The FMU's ``resources/crane_cosim_runtime.txt``: which slave to construct, the platform of this build
-    and its interpreter (libpython, home, and the ``sys.path`` entries: stdlib and the site-packages holding numpy and
-    pythonfmu) for hosts that do not run Python themselves. (The runtime reads the GUID from the FMU's
+    """The FMU's ``resources/crane_cosim_runtime.txt``: which slave to construct and which Python the FMU wants --
+    not where one was: the oldest version (``requires_python``), the kind (``python``) and the packages
+    (``requires``, one a line) of :mod:`..bundle`. Nothing of the build machine, so the FMU is the same wherever it
+    is built and the runtime looks for a Python where it is loaded. (The runtime reads the GUID from the FMU's
     modelDescription.xml, so the record does not change when a reproducible build derives the GUID.)"""
-    lines = [f"module={module}", f"class={class_name}",
-             f"python_version={sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"]
-    platform = host_platform()
-    if platform:  # the paths below mean something on this platform only: the runtime skips them elsewhere
-        lines.append(f"platform={platform}")
-    lib = shared_libpython()
-    if lib:
-        lines.append(f"libpython={lib}")
-    lines.append(f"home={sys.base_prefix}")
-    lines += [f"path={p}" for p in sys.path if p and Path(p).exists() and "\n" not in p]
+    from ..bundle import MIN_PYTHON, RUNTIME_REQUIREMENTS
+
+    lines = [f"module={module}", f"class={class_name}", "requires_python={}.{}".format(*MIN_PYTHON),
+             f"python={PYTHON_KIND}", *(f"requires={r}" for r in RUNTIME_REQUIREMENTS)]
     return "\n".join(lines) + "\n"

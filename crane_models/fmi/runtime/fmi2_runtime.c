@@ -2,8 +2,8 @@
  *
  * One binary hosts any pythonfmu `Fmi2Slave` subclass: the FMU's resources/ hold the slave module
  * (named in slavemodule.txt, as pythonfmu writes it) and this runtime's record crane_cosim_runtime.txt
- * (`key=value` lines: module, class, and the build's libpython, home and path entries; the GUID is read
- * from modelDescription.xml). Every call
+ * (`key=value` lines: module, class, and what the FMU needs of a Python: its version, its packages; the GUID is
+ * read from modelDescription.xml). Every call
  * checks its instance, its state and its arguments, then calls the slave; a Python exception becomes
  * fmi2Error with the exception's text logged, and the instance stays usable. See docs/fmi-runtime.md. */
 #define _GNU_SOURCE
@@ -275,13 +275,17 @@ FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuT
         goto fail;
     }
     inst->py = py_api(record, why, sizeof why);
-    free(record);
     if (!inst->py) {
         LOG_ERROR(inst, "fmi2Instantiate: no usable Python for %s: %s", inst->class_name, why);
+        free(record);
         goto fail;
     }
     PyGILState_STATE g = enter(inst);
-    int ok = construct_slave(inst) && build_var_table(inst);
+    int ok = py_meets_needs(inst->py, record, why, sizeof why);
+    free(record);
+    if (!ok)
+        LOG_ERROR(inst, "fmi2Instantiate: %s", why);
+    ok = ok && construct_slave(inst) && build_var_table(inst);
     if (!ok && inst->slave) {
         inst->py->DecRef(inst->slave);
         inst->py->DecRef(inst->log_queue);

@@ -2,8 +2,8 @@
  * the mode changes.
  *
  * One binary hosts any pythonfmu3 `Fmi3Slave` subclass, found as the FMI 2.0 runtime finds its slave: the
- * FMU's resources/ hold the slave module and the record crane_cosim_runtime.txt (module, class, the build's
- * libpython, home and path entries); the instantiation token is read from modelDescription.xml. Python is
+ * FMU's resources/ hold the slave module and the record crane_cosim_runtime.txt (module, class, the Python
+ * version and packages the FMU needs); the instantiation token is read from modelDescription.xml. Python is
  * found, loaded and entered by pyapi.c, shared with the FMI 2.0 runtime. Every call checks its instance,
  * its state and its arguments, then calls the slave; a Python exception becomes fmi3Error with the
  * exception's text logged, and the instance stays usable. See docs/fmi-runtime.md. */
@@ -239,13 +239,17 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
         goto fail;
     }
     inst->py = py_api(record, why, sizeof why);
-    free(record);
     if (!inst->py) {
         ERR3(inst, "%s: no usable Python for %s: %s", call, inst->class_name, why);
+        free(record);
         goto fail;
     }
     PyGILState_STATE g = enter3(inst);
-    int ok = construct_slave(inst, call) && build_var_table3(inst);
+    int ok = py_meets_needs(inst->py, record, why, sizeof why);
+    free(record);
+    if (!ok)
+        ERR3(inst, "%s: %s", call, why);
+    ok = ok && construct_slave(inst, call) && build_var_table3(inst);
     if (!ok && inst->slave) {
         inst->py->DecRef(inst->slave);
         inst->py->DecRef(inst->log_queue);

@@ -14,6 +14,10 @@
  * Windows: its own folder searched for its dependencies). NULL with the system's reason in err. */
 void *plat_load(const char *path, char *err, size_t size);
 void *plat_symbol(void *lib, const char *name);
+/* Tells the CPython of lib, before its initialization, which program it runs as (Py_SetProgramName, a stable-ABI
+ * function: the path is converted to wide characters as CPython converts its command line); 0 when lib lacks
+ * the functions. */
+int plat_set_program_name(void *lib, const char *path);
 /* 1 with *lib set when the process already has a CPython loaded that exports Py_IsInitialized (POSIX: any
  * image, through RTLD_DEFAULT; Windows: a python3X.dll module). */
 int plat_running_python(void **lib);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wchar.h>
 
 void *plat_load(const char *path, char *err, size_t size)
 {
@@ -21,6 +22,23 @@ void *plat_load(const char *path, char *err, size_t size)
 }
 
 void *plat_symbol(void *lib, const char *name) { return dlsym(lib, name); }
+
+int plat_set_program_name(void *lib, const char *path)
+{
+    wchar_t *(*decode)(const char *, size_t *);
+    void (*set_name)(const wchar_t *);
+    void (*release)(void *);
+    *(void **)(&decode) = dlsym(lib, "Py_DecodeLocale");
+    *(void **)(&set_name) = dlsym(lib, "Py_SetProgramName");
+    *(void **)(&release) = dlsym(lib, "PyMem_RawFree");
+    wchar_t *wide = decode && set_name ? decode(path, NULL) : NULL;
+    if (!wide)
+        return 0;
+    set_name(wide); /* CPython keeps a copy */
+    if (release)
+        release(wide);
+    return 1;
+}
 
 int plat_running_python(void **lib)
 {
@@ -129,9 +147,20 @@ static const char *env(void *ctx, const char *name)
     return getenv(name);
 }
 
+static int resolve(void *ctx, const char *path, char *out, size_t size)
+{
+    char *real = realpath(path, NULL);
+    (void)ctx;
+    if (!real)
+        return 0;
+    snprintf(out, size, "%s", real);
+    free(real);
+    return 1;
+}
+
 void plat_search_host(SearchHost *host)
 {
-    SearchHost h = {HOST_OS, NULL, kind, glob_nth, read_small, env, NULL};
+    SearchHost h = {HOST_OS, NULL, kind, glob_nth, read_small, env, NULL, resolve};
     *host = h;
 }
 

@@ -44,6 +44,18 @@ void *plat_symbol(void *lib, const char *name)
     return p;
 }
 
+int plat_set_program_name(void *lib, const char *path)
+{
+    wchar_t wide[WPATH];
+    void (*set_name)(const wchar_t *);
+    void *f = plat_symbol(lib, "Py_SetProgramName");
+    memcpy(&set_name, &f, sizeof f);
+    if (!set_name || !to_wide(path, wide, WPATH))
+        return 0;
+    set_name(wide); /* CPython keeps a copy */
+    return 1;
+}
+
 int plat_running_python(void **lib)
 {
     for (int minor = 40; minor >= 8; --minor) { /* python3X.dll, newest first: one per process in practice */
@@ -266,9 +278,18 @@ static int registry(void *ctx, int nth, char *where, size_t wsize, char *install
     return 0;
 }
 
+/* Links do not lead to a Python's installation on Windows: the path as it is. */
+static int resolve(void *ctx, const char *path, char *out, size_t size)
+{
+    if (kind(ctx, path) == PATH_MISSING)
+        return 0;
+    snprintf(out, size, "%s", path);
+    return 1;
+}
+
 void plat_search_host(SearchHost *host)
 {
-    SearchHost h = {OS_WINDOWS, calloc(1, sizeof(EnvCache)), kind, glob_nth, read_small, env, registry};
+    SearchHost h = {OS_WINDOWS, calloc(1, sizeof(EnvCache)), kind, glob_nth, read_small, env, registry, resolve};
     *host = h;
 }
 

@@ -16,6 +16,7 @@
 static PyApi g_api;
 static int g_ready = 0;
 static int g_thread_ready = 0;
+static char g_which[4200]; /* which Python runs, for messages: "the host's Python" or its library */
 
 static void append(char *buf, size_t size, const char *text)
 {
@@ -33,6 +34,7 @@ static int resolve(void *lib, PyApi *api, char *missing, size_t size)
         *(void **)(&api->field) = plat_symbol(lib, name);              \
         if (!api->field) { snprintf(missing, size, "%s", name); return 0; } \
     } while (0)
+    SYM(GetVersion, "Py_GetVersion");
     SYM(IsInitialized, "Py_IsInitialized");
     SYM(InitializeEx, "Py_InitializeEx");
     SYM(GILState_Ensure, "PyGILState_Ensure");
@@ -87,12 +89,23 @@ static int resolve(void *lib, PyApi *api, char *missing, size_t size)
 
 /* ---- initialization -------------------------------------------------------------------------- */
 
-/* Loads + initializes the Python described by setup (a TryPython of the search); 1 on success. The
- * environment variables are the host's again afterwards (Python reads them only during initialization). */
+/* The minor version of a CPython version text ("3.12.1 (main, ...)" -> 12); -1 when it is not 3.X. */
+static int version_minor(const char *version)
+{
+    int major = 0, minor = -1;
+    return sscanf(version, "%d.%d", &major, &minor) == 2 && major == 3 ? minor : -1;
+}
+
+/* Loads + initializes the Python described by setup (a TryPython of the search; user: the FMU's Needs); 1 on
+ * success. Python is told the program it runs as (setup->exe): for a virtual environment's python it then reads
+ * that environment's pyvenv.cfg as when started from it -- its site-packages, the base's only with
+ * include-system-site-packages = true (Py_SetProgramName for 3.10, __PYVENV_LAUNCHER__ for 3.11 and newer, which
+ * clear it, and for 3.10 on Windows and macOS). The environment variables are the host's again afterwards
+ * (Python reads them only during initialization). */
 static int start_python(void *user, const PythonSetup *setup, char *why, size_t size)
 {
+    const Needs *needs = user;
     char missing[64], err[512];
-    (void)user;
     void *lib = plat_load(setup->lib, err, sizeof err);
     if (!lib) {
         snprintf(why, size, "cannot load %s: %s", setup->lib, err);
@@ -102,20 +115,31 @@ static int start_python(void *user, const PythonSetup *setup, char *why, size_t 
         snprintf(why, size, "%s lacks %s", setup->lib, missing);
         return 0;
     }
+    int minor = version_minor(g_api.GetVersion());
+    if (minor >= 0 && minor < needs->min_minor) { /* a library whose name did not say */
+        snprintf(why, size, "%s is Python %.16s, older than the 3.%d this FMU needs", setup->lib,
+                 g_api.GetVersion(), needs->min_minor);
+        return 0;
+    }
     if (!g_api.IsInitialized()) {
         char *home = plat_swap_env("PYTHONHOME", setup->home);
-        char *path = plat_swap_env("PYTHONPATH", setup->path);
+        char *path = plat_swap_env("PYTHONPATH", NULL);
         char *nouser = plat_swap_env("PYTHONNOUSERSITE", "1");
+        char *launcher = plat_swap_env("__PYVENV_LAUNCHER__", setup->venv[0] ? setup->exe : NULL);
+        if (setup->exe[0])
+            plat_set_program_name(lib, setup->exe);
         g_api.InitializeEx(0); /* 0: no signal handlers, the host owns them */
         plat_restore_env("PYTHONHOME", home);
         plat_restore_env("PYTHONPATH", path);
         plat_restore_env("PYTHONNOUSERSITE", nouser);
+        plat_restore_env("__PYVENV_LAUNCHER__", launcher);
         if (!g_api.IsInitialized()) {
             snprintf(why, size, "%s did not initialize (home %s)", setup->lib, setup->home);
             return 0;
         }
         g_api.Eval_SaveThread(); /* this thread keeps its thread state; see py_enter */
     }
+    snprintf(g_which, sizeof g_which, "the Python of %.4000s", setup->venv[0] ? setup->venv : setup->lib);
     return 1;
 }
 
@@ -161,15 +185,17 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
 {
     char reason[1024];
     void *running;
+    Needs needs;
     plat_lock();
     if (g_ready)
         goto done;
     why[0] = '\0';
     /* 1. The host already runs Python (fmpy, libcosimpy, ecospy, ...): use that interpreter (a process
-     *    cannot hold two). */
+     *    cannot hold two; py_meets_needs says when it is too old). */
     if (plat_running_python(&running)) {
         char missing[64];
         if (resolve(running, &g_api, missing, sizeof missing)) {
+            snprintf(g_which, sizeof g_which, "the host's Python");
             g_ready = 1;
             goto done;
         }
@@ -178,11 +204,11 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
     } else {
         append(why, why_size, "no Python running in the host; ");
     }
-    /* 2. CRANE_COSIM_PYTHON, 3. the interpreter recorded by the build, 4. the usual install locations. */
+    /* 2. CRANE_COSIM_PYTHON, 3. the usual places of this OS. */
     SearchHost host;
+    needs_from_record(record, &needs);
     plat_search_host(&host);
-    g_ready = search_python(&host, record, HOST_PLATFORM, start_python, NULL, why + strlen(why),
-                            why_size - strlen(why));
+    g_ready = search_python(&host, &needs, start_python, &needs, why + strlen(why), why_size - strlen(why));
     plat_search_release(&host);
 done:
     if (g_ready && !g_thread_ready) {
@@ -213,4 +239,44 @@ void py_error_text(const PyApi *py, char *buf, size_t size)
     if (type) py->DecRef(type);
     if (value) py->DecRef(value);
     if (tb) py->DecRef(tb);
+}
+
+int py_meets_needs(const PyApi *py, const char *record, char *why, size_t why_size)
+{
+    Needs needs;
+    char name[96], bound[96], err[1024];
+    const char *advice = ". Install it there, or set CRANE_COSIM_PYTHON to a Python that has it (a host that "
+                         "runs Python itself always uses its own)";
+    needs_from_record(record, &needs);
+    int minor = version_minor(py->GetVersion());
+    if (minor >= 0 && minor < needs.min_minor) {
+        snprintf(why, why_size, "%s is Python %.16s, older than the 3.%d this FMU needs", g_which, py->GetVersion(),
+                 needs.min_minor);
+        return 0;
+    }
+    for (int p = 0; p < needs.n_packages; ++p) {
+        requirement_parts(needs.packages[p], name, sizeof name, bound, sizeof bound);
+        for (char *c = name; *c; ++c) /* the import name of a distribution name: "PyYAML" aside, as pip has it */
+            *c = (char)(*c == '-' ? '_' : (*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c));
+        PyObject *module = py->Import_ImportModule(name);
+        if (!module) {
+            py_error_text(py, err, sizeof err);
+            snprintf(why, why_size, "%s cannot import %s, which this FMU needs (%s): %s%s", g_which, name,
+                     needs.packages[p], err, advice);
+            return 0;
+        }
+        PyObject *version = bound[0] ? py->Object_GetAttrString(module, "__version__") : NULL;
+        const char *text = version ? py->Unicode_AsUTF8AndSize(version, NULL) : NULL;
+        int old = text && !version_at_least(text, bound);
+        if (old)
+            snprintf(why, why_size, "%s has %s %.32s, older than the %s this FMU needs%s", g_which, name, text,
+                     bound, advice);
+        py->Err_Clear(); /* a module without __version__ is taken as it is */
+        if (version)
+            py->DecRef(version);
+        py->DecRef(module);
+        if (old)
+            return 0;
+    }
+    return 1;
 }

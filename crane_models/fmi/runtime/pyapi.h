@@ -1,6 +1,7 @@
 /* CPython reached through dlsym / GetProcAddress: the few stable-ABI functions the runtime calls, so that
- * the binary has no link-time dependency on libpython and works with whichever CPython >= 3.8 the host runs, or with
- * the one the FMU was built with (found through CRANE_COSIM_PYTHON or the build's record). */
+ * the binary has no link-time dependency on libpython and works with whichever CPython the host runs, or with one
+ * found where the FMU is loaded (CRANE_COSIM_PYTHON, the usual places: pysearch.h) that is as new as the FMU's
+ * record asks and has the packages it names. */
 #ifndef CRANE_PYAPI_H
 #define CRANE_PYAPI_H
 
@@ -14,6 +15,7 @@ typedef int PyGILState_STATE;     /* an enum in CPython: int-sized */
 typedef struct _ts PyThreadState;
 
 typedef struct {
+    const char *(*GetVersion)(void); /* "3.12.1 (main, ...)": callable before initialization */
     int (*IsInitialized)(void);
     void (*InitializeEx)(int);
     PyGILState_STATE (*GILState_Ensure)(void);
@@ -65,10 +67,15 @@ typedef struct {
 } PyApi;
 
 /* The resolved API, or NULL with a message in `why` (what was looked for, how to point elsewhere).
- * `record` is the FMU's runtime record (resources/crane_cosim_runtime.txt, may be NULL). The first
- * successful call fixes the interpreter for the process (documented process-wide state: there is one
- * CPython per process). On success the calling thread does not hold the GIL. */
+ * `record` is the FMU's runtime record (resources/crane_cosim_runtime.txt, may be NULL): a Python the runtime
+ * starts itself must be as new as it asks. The first successful call fixes the interpreter for the process
+ * (documented process-wide state: there is one CPython per process). On success the calling thread does not
+ * hold the GIL. */
 const PyApi *py_api(const char *record, char *why, size_t why_size);
+
+/* With the GIL held: 1 when the Python in use is as new as the record asks and imports each package it names, in
+ * the version it names; else 0 with `why` saying which Python lacks what and what to do. */
+int py_meets_needs(const PyApi *py, const char *record, char *why, size_t why_size);
 
 /* Enter/leave Python from any host thread. The first entry in a thread creates its thread state and
  * keeps it for the thread's life (no create/destroy per call). */
