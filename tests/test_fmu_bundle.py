@@ -20,8 +20,8 @@ from fmu_helpers import build_fmi3_fmus, build_fmus  # noqa: E402
 
 from crane_models.fmi import bundle  # noqa: E402
 
-PACKAGE = Path(bundle.__file__).resolve().parents[1]
-ROOT = PACKAGE.parent
+PACKAGE = Path(bundle.__file__).resolve().parents[1]  # the checkout's crane_models, or the installed copy
+CHECKOUT = HERE.parent  # pyproject.toml, tests/, fmu_src/: where the tests run from, installed or not
 # The FMI builders copy themselves into every FMU's resources/ (seen in every FMU: test_fmus_carry_the_builders)
 BUILDER_PACKAGES = {"pythonfmu", "pythonfmu3"}
 
@@ -110,7 +110,7 @@ def test_the_record_requirements_are_what_the_bundled_code_imports():
 def test_requirements_agree_with_pyproject():
     """One truth for the Python version and numpy's bound: pyproject.toml's requires-python and dependency."""
     tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11 (tomllib)")
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"] == ">=" + ".".join(map(str, bundle.MIN_PYTHON))
     for requirement in bundle.RUNTIME_REQUIREMENTS:
         assert requirement in [d.split(";")[0].strip() for d in project["dependencies"]], requirement
@@ -166,11 +166,11 @@ LOAD_ALONE = textwrap.dedent("""
     sys.meta_path.insert(0, Refuse())
     from fmpy import extract, simulate_fmu
 
-    fmu, root = sys.argv[1], Path(sys.argv[2]).resolve()
+    fmu, roots = sys.argv[1], [Path(r).resolve() for r in sys.argv[2:]]
     unzipped = Path(extract(fmu)).resolve()
     simulate_fmu(str(unzipped), stop_time=0.05, output_interval=0.01)
     loaded = [m for m in list(sys.modules.values()) if getattr(m, "__file__", None)]
-    outside = [m.__name__ for m in loaded if Path(m.__file__).resolve().is_relative_to(root)]
+    outside = [m.__name__ for m in loaded if any(Path(m.__file__).resolve().is_relative_to(r) for r in roots)]
     bundled = [m.__name__ for m in loaded if "_crane_models" in m.__name__.split(".")[0]]
     foreign = [n for n in bundled if not Path(sys.modules[n].__file__).resolve().is_relative_to(unzipped)]
     print("bundled", len(bundled), "outside", outside, "foreign", foreign)
@@ -179,11 +179,12 @@ LOAD_ALONE = textwrap.dedent("""
 
 def test_every_fmu_runs_from_its_own_files(fmus, tmp_path):
     """fmpy steps each FMU in a fresh process that cannot import the checkout's crane_models (nor the installed
-    slave scripts): every module of the FMU's package comes from the FMU's folder, none from the checkout."""
+    slave scripts): every module of the FMU's package comes from the FMU's folder, none from the checkout nor from
+    the crane_models pip installed (CI installs it into site-packages, not in place)."""
     script = tmp_path / "load_alone.py"
     script.write_text(LOAD_ALONE)
     for fmu in fmus:
-        done = subprocess.run([sys.executable, str(script), str(fmu), str(ROOT)], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, str(script), str(fmu), str(CHECKOUT), str(PACKAGE)], capture_output=True, text=True,
                               timeout=300, cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-3000:]
         count, rest = re.match(r"bundled (\d+) (.*)", done.stdout.strip().splitlines()[-1]).groups()
