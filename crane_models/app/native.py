@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import importlib.util
 import os
 import site
 import stat
@@ -24,9 +25,14 @@ import zipfile
 from pathlib import Path
 
 from ..fmi.runtime import shared_libpython as libpython  # one definition of where libpython is
-from .fmus import CliError, resolve_fmu, writable_dir
+from .fmus import CliError, MissingTool, resolve_fmu, writable_dir
 
-__all__ = ["add_commands", "libpython", "native_host_environment", "ecos_executable", "ecos_command"]
+__all__ = ["add_commands", "libpython", "native_host_environment", "ecospy_problem", "ecos_executable",
+           "ecos_command", "TBB_LIBRARY", "TBB_PACKAGE"]
+
+# ecospy's Linux library and its ecos host link against oneTBB, a system library no wheel carries.
+TBB_LIBRARY = "libtbb.so.12"
+TBB_PACKAGE = "libtbb12"  # Debian/Ubuntu package holding it
 
 
 def add_commands(sub) -> None:
@@ -66,24 +72,47 @@ def carries_runtime(fmu: Path) -> bool:
         return False
 
 
+def _ecospy_binaries() -> Path | None:
+    """ecospy's ``binaries`` folder, found without importing ecospy (its import loads the native library)."""
+    spec = importlib.util.find_spec("ecospy")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]) / "binaries"
+
+
+def ecospy_problem() -> str | None:
+    """Why ecospy (its in-process library and its ``ecos`` host) cannot run on this machine, in one line, or None
+    when it can. The one check the ``ecos`` command and the tests share: ecospy may be missing (it is not a core
+    dependency), have no binaries for this platform, or lack its system library (Linux: oneTBB)."""
+    binaries = _ecospy_binaries()
+    if binaries is None:
+        return "ecospy is not installed: pip install ecospy"
+    library = binaries / ("libecosc.dll" if os.name == "nt" else "libecosc.so")
+    if not library.is_file():
+        return f"ecospy has no native library for this platform ({library} missing)"
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(TBB_LIBRARY)
+        except OSError as exc:
+            return (f"ecospy needs the system library {TBB_LIBRARY} (oneTBB), which pip cannot install: "
+                    f"apt-get install {TBB_PACKAGE} (Debian/Ubuntu package {TBB_PACKAGE}; the loader says: {exc})")
+    return None
+
+
 def ecos_executable() -> Path:
-    """ecospy's ``ecos`` binary, made executable (wheels do not keep the run bit)."""
-    try:
-        import ecospy
-    except ImportError:
-        raise CliError("ecospy is not installed: pip install ecospy (it is in the [test] extra)") from None
-    exe = Path(ecospy.__file__).parent / "binaries" / "ecos"
+    """ecospy's ``ecos`` binary, made executable (wheels do not keep the run bit); :class:`MissingTool` (one
+    line, exit 2) when ecospy cannot run here."""
+    problem = ecospy_problem()
+    if problem:
+        raise MissingTool(problem)
+    exe = _ecospy_binaries() / ("ecos.exe" if os.name == "nt" else "ecos")
     if not exe.is_file():
-        raise CliError(f"ecospy has no native ecos host for this platform ({exe} missing)")
+        raise MissingTool(f"ecospy has no native ecos host for this platform ({exe} missing)")
     if not os.access(exe, os.X_OK):
         try:
             exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         except OSError as exc:
-            raise CliError(f"{exe} is not executable and cannot be made so ({exc.strerror}); chmod +x it") from None
-    try:
-        ctypes.CDLL("libtbb.so.12")
-    except OSError:
-        raise CliError("ecos needs the system library libtbb.so.12 (Debian/Ubuntu: apt-get install libtbb12)") from None
+            raise MissingTool(f"{exe} is not executable and cannot be made so ({exc.strerror}); chmod +x it") from None
     return exe
 
 
@@ -102,10 +131,10 @@ def ecos_command(args: argparse.Namespace) -> int:
     if args.stop / args.step < ECOS_MIN_STEPS - 1e-9:
         raise CliError(f"--stop {args.stop:g} s / --step {args.step:g} s is {args.stop / args.step:.3g} steps: "
                        f"ecos needs at least {ECOS_MIN_STEPS} (fewer crash its progress report)")
+    exe = ecos_executable()  # before any FMU is built: a machine without ecospy or libtbb12 is told at once
     fmu = resolve_fmu(args.fmu, args.fmus).resolve()
     tweaks = not carries_runtime(fmu)
     env = native_host_environment() if tweaks else dict(os.environ)
-    exe = ecos_executable()
     cmd = [str(exe), "simulate", "--path", str(fmu), "--stopTime", repr(args.stop), "--stepSize", repr(args.step)]
     if args.print_env:
         if tweaks:  # pythonfmu's binary: the recipe
