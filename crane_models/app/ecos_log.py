@@ -1,9 +1,9 @@
 """What Ecos' command-line host hides, brought back: the FMU's own messages and whether the run produced anything.
 
 Measured with ecos 0.7 (ecospy 0.7.2): when ``fmi2Instantiate`` returns NULL (the runtime found no usable
-Python, the slave module does not import) or ``fmi2DoStep`` returns ``fmi2Error``, ``ecos simulate`` carries on,
-exits 0 and writes a CSV -- of zeros after a NULL instance, of the values frozen at the failing step after a
-failed step. The FMU's messages reach the log only at ``-l debug``, on stdout, as
+Python, the slave module does not import) or ``fmi2DoStep`` returns ``fmi2Error``, ``ecos simulate`` carries on
+(calling ``fmi2DoStep`` again at every step), exits 0 and writes a CSV -- of zeros after a NULL instance. The
+FMU's messages reach the log only at ``-l debug``, on stdout, as
 ``[time] [ecos] [debug] [FMU path] fmi2Error <message>`` (FMI 3.0: ``[instance] Error <message>``), the message
 ending with a newline of its own. ``crane-cosim ecos`` therefore runs ecos at debug level, shows ecos' own
 lines of level info and above as ecos would, the FMU's warnings and errors on stderr (``FMU [Error] ...``, as
