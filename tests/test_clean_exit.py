@@ -20,7 +20,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from fmu_helpers import build_fmus  # noqa: E402
+from fmu_helpers import build_fmus, needs_runtime  # noqa: E402
 from engine_runs import ECOSPY_MARKS, needs_ecospy  # noqa: E402
 from crane_models.app.native import ecos_executable  # noqa: E402
 from crane_models.fmi.registry import SPECS  # noqa: E402
@@ -113,6 +113,7 @@ def all_fmus(tmp_path_factory):
     return build_fmus(tmp_path_factory)
 
 
+@needs_runtime
 @needs_ecospy
 @pytest.mark.parametrize("name", list(SPECS))
 def test_native_host_ecos_cli_exits_cleanly(all_fmus, tmp_path, name):

@@ -29,9 +29,8 @@ from crane_models.app.ecos_log import relay, verdict
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "native_host"))
-from c_host import NO_CC  # noqa: E402
 from engine_runs import needs_ecospy  # noqa: E402
+from fmu_helpers import C_COMPILER_PACKAGE, needs_runtime  # noqa: E402
 
 # Joint 1 of KnuckleBoomCrane at rest carries the crane's weight: 36 t (Table 2) times g.
 REST_FORCE = 36_000.0 * 9.81
@@ -156,8 +155,8 @@ def test_ecos_with_libtbb12_hidden(tmp_path):
     skips = [c.find("skipped") for c in cases]
     skips = [skip.get("message") for skip in skips if skip is not None]
     assert len(skips) >= 23, report[-3000:]  # in-process ecospy, ecos' CLI, `crane-cosim ecos`, FMI 2.0 and 3.0
-    # Each names libtbb12 -- or the C compiler, where none is (test_fmi3_runtime.py needs one first).
-    assert [message for message in skips if "libtbb12" not in message and NO_CC not in message] == []
+    # Each names libtbb12 -- or the C compiler's package, where there is no compiler (some need one first).
+    assert [message for message in skips if "libtbb12" not in message and C_COMPILER_PACKAGE not in message] == []
 
 
 # -- what Ecos hides ---------------------------------------------------------------------------------------------
@@ -197,6 +196,7 @@ def slave_module(fmu: Path) -> str:
         return f"resources/{z.read('resources/slavemodule.txt').decode().strip()}.py"
 
 
+@needs_runtime
 @needs_ecospy
 def test_ecos_refuses_the_zeros_of_an_fmu_that_did_not_instantiate(capfd, tmp_path, kb_fmu):
     """The slave module raises on import: fmi2Instantiate returns NULL with the message; ecos exits 0 with zeros.
@@ -217,6 +217,7 @@ def test_ecos_refuses_the_zeros_of_an_fmu_that_did_not_instantiate(capfd, tmp_pa
     assert not (out / "Broken.csv").exists()
 
 
+@needs_runtime
 @needs_ecospy
 def test_ecos_runs_a_moved_fmu_with_its_own_python(capfd, monkeypatch, tmp_path, kb_fmu):
     """An FMU whose record names no Python that exists here (its absolute paths moved to a folder that does not
