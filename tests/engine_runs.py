@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from crane_models.app.native import ecospy_problem
 from crane_models.simulation.runs import communication_grid
 
 
@@ -113,18 +115,19 @@ def run_ecos(fmu_path: Path, scenario, step: float, outputs: list | None = None)
     return _result(times, rows, outs), wall
 
 
-def tbb_missing() -> bool:
-    """ecospy's native library needs oneTBB (``libtbb.so.12``), a system library pip cannot install."""
-    import ctypes
-
-    try:
-        ctypes.CDLL("libtbb.so.12")
-        return False
-    except OSError:
-        return True
+# Every test that needs ecospy (in process or its ecos host) carries these marks: `-m ecospy` selects them, and they
+# skip with the reason in one line (ecospy not installed, no binaries for this platform, or the system library
+# libtbb12 missing), found by the same check `crane-cosim ecos` makes. `pytest.param(..., marks=ECOSPY_MARKS)`
+# for a parameter that needs ecospy.
+ECOSPY_PROBLEM = ecospy_problem()
+ECOSPY_MARKS = [pytest.mark.ecospy, pytest.mark.skipif(ECOSPY_PROBLEM is not None, reason=ECOSPY_PROBLEM or "")]
 
 
-NO_TBB = "ecospy needs the system library libtbb.so.12: apt-get install libtbb12 (.ci/run installs it)"
+def needs_ecospy(test):
+    """Decorator: ``test`` needs ecospy (:data:`ECOSPY_MARKS`)."""
+    for mark in ECOSPY_MARKS:
+        test = mark(test)
+    return test
 
 
 def libcosim_missing() -> bool:

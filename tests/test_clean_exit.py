@@ -10,7 +10,6 @@ processes loading every FMU exit with status 0 run after run.
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -20,8 +19,9 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from fmu_helpers import build_fmus  # noqa: E402
-from engine_runs import NO_LIBCOSIM, NO_TBB, libcosim_missing, tbb_missing  # noqa: E402
+from fmu_helpers import build_fmus, needs_runtime  # noqa: E402
+from engine_runs import ECOSPY_MARKS, NO_LIBCOSIM, libcosim_missing, needs_ecospy  # noqa: E402
+from crane_models.app.native import ecos_executable  # noqa: E402
 from crane_models.fmi.registry import SPECS  # noqa: E402
 
 PRELUDE = f"""
@@ -97,10 +97,9 @@ def run(args, **kwargs):
     return subprocess.run(args, capture_output=True, text=True, timeout=120, **kwargs)
 
 
-@pytest.mark.parametrize("name", sorted(SEQUENCES))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=ECOSPY_MARKS) if "ecos" in n else n
+                                  for n in sorted(SEQUENCES)])
 def test_python_host_exits_cleanly(kb_fmu, tmp_path, name):
-    if "ecos" in name and tbb_missing():
-        pytest.skip(NO_TBB)
     if "libcosim" in name and libcosim_missing():
         pytest.skip(NO_LIBCOSIM)
     script = tmp_path / f"{name}.py"
@@ -110,26 +109,19 @@ def test_python_host_exits_cleanly(kb_fmu, tmp_path, name):
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-3000:]}"
 
 
-def _ecos_cli() -> Path:
-    import ecospy
-
-    exe = Path(ecospy.__file__).parent / "binaries" / "ecos"
-    exe.chmod(exe.stat().st_mode | 0o111)  # wheels do not keep the executable bit
-    return exe
-
-
 @pytest.fixture(scope="module")
 def all_fmus(tmp_path_factory):
     return build_fmus(tmp_path_factory)
 
 
-@pytest.mark.skipif(tbb_missing(), reason=NO_TBB)
+@needs_runtime
+@needs_ecospy
 @pytest.mark.parametrize("name", list(SPECS))
 def test_native_host_ecos_cli_exits_cleanly(all_fmus, tmp_path, name):
     """A native (C++) host with a clean environment (no LD_PRELOAD, PATH or PYTHONPATH; CRANE_COSIM_PYTHON names
     this Python): simulates every FMU and exits with status 0."""
     fmu = all_fmus / f"{name}.fmu"
-    proc = run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", str(_ecos_cli()), "simulate", "--path",
+    proc = run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", str(ecos_executable()), "simulate", "--path",
                 str(fmu), "--stopTime", "0.5", "--stepSize", "0.01", "-l", "warn"], cwd=tmp_path)
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"
     lines = (tmp_path / f"{name}.csv").read_text().splitlines()

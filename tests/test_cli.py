@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from crane_models.app.cli import main
+from engine_runs import needs_ecospy
 
 ROOT = Path(__file__).resolve().parents[1]
 _BUILT: dict = {}
@@ -317,25 +318,14 @@ def test_info_table_lists_inputs_with_units(capsys, fmu_dir):
 
 # -- ecos (native host) ------------------------------------------------------------------------------------------
 
-def _ecos_missing() -> str | None:
-    from crane_models.app.fmus import CliError
-    from crane_models.app.native import ecos_executable, libpython
-
-    if libpython() is None:
-        return "this Python has no shared libpython to preload into a native host"
-    try:
-        ecos_executable()
-    except CliError as exc:
-        return str(exc)
-    return None
-
-
+@needs_ecospy
 def test_ecos_runs_the_fmu_in_the_native_host(capfd, tmp_path, fmu_dir):
     """`crane-cosim ecos` does what the README's native-host recipe says; at rest the crane's Joint 1
     carries its weight, 36 t * 9.81 m/s² (Table 2), in the native host too."""
-    missing = _ecos_missing()
-    if missing:
-        pytest.skip(missing)
+    from crane_models.app.native import libpython
+
+    if libpython() is None:
+        pytest.skip("this Python has no shared libpython for a native host to load (build it with --enable-shared)")
     try:
         code = main(["ecos", "KnuckleBoomCrane", "--fmus", str(fmu_dir), "--stop", "0.2", "--step", "0.01",
                      "--out", str(tmp_path)])

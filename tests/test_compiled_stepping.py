@@ -18,8 +18,9 @@ from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
 from crane_models.simulation.cosimulation import CoSimulation
 from crane_models.models.vessel_crane.crane import VesselCraneInitialState, VesselCraneModel
+from fmu_helpers import NO_KERNEL
 
-pytestmark = pytest.mark.skipif(kane_native.library() is None, reason="kernel not loaded")
+pytestmark = pytest.mark.skipif(kane_native.library() is None, reason=NO_KERNEL)
 
 
 def _without_kernel_stepping(model):

@@ -16,7 +16,7 @@ from fmpy import read_model_description
 from fmpy.fmi1 import FMICallException
 
 from crane_models.models.vessel_crane.interface_inertia import inertia_matrix
-from fmu_helpers import Slave, build_fmus
+from fmu_helpers import Slave, build_fmus, needs_runtime
 
 ACC = [f"base_acceleration_{a}" for a in "xyz"] + [f"angular_acceleration_{a}" for a in "xyz"]
 WRENCH = [f"interface_{k}_{a}" for k in ("force", "moment") for a in "xyz"]
@@ -27,11 +27,13 @@ def fmu_dir(tmp_path_factory):
     return build_fmus(tmp_path_factory)
 
 
+@needs_runtime
 def test_the_fmus_declare_directional_derivatives(fmu_dir):
     md = read_model_description(str(fmu_dir / "KnuckleBoomCrane.fmu"))
     assert md.coSimulation.providesDirectionalDerivative
 
 
+@needs_runtime
 def test_an_input_added_to_an_output_has_derivative_one(fmu_dir):
     s = Slave(fmu_dir / "KnuckleBoomCrane.fmu")
     s.init()

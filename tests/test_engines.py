@@ -8,7 +8,8 @@ floating-point noise; the tolerance is the issue's 0.1 % of each output's range
 ``test_tolerance_detects_one_step_input_delay`` checks that inputs fed one 10 ms step late already move
 the outputs by more than 0.1 % of their range.
 
-libcosimpy and ecospy are in the ``test`` extra; ecospy needs ``libtbb12`` (``.ci/run`` installs it).
+libcosimpy and ecospy are in the ``test`` extra; ecospy needs the system library ``libtbb12`` (``.ci/run``
+installs it; without it the ecospy test skips, naming it: ``engine_runs.needs_ecospy``).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fmu_helpers import build_fmus  # noqa: E402
-from engine_runs import NO_LIBCOSIM, NO_TBB, libcosim_missing, run_ecos, run_libcosim, tbb_missing  # noqa: E402
+from engine_runs import NO_LIBCOSIM, libcosim_missing, needs_ecospy, run_ecos, run_libcosim  # noqa: E402
 
 TOL = 1e-3  # 0.1 % of range
 STEP = 0.01
@@ -81,7 +82,7 @@ def test_libcosimpy_matches_fmpy(kb_fmu, scenario, fmpy_ref):
     assert np.ptp(result["q2"]) > 0.01 and np.ptp(result["q1"]) > 0.01
 
 
-@pytest.mark.skipif(tbb_missing(), reason=NO_TBB)
+@needs_ecospy
 def test_ecospy_matches_fmpy(kb_fmu, scenario, fmpy_ref):
     result, _ = run_ecos(kb_fmu, scenario, STEP)
     compare(result, fmpy_ref, "ecospy")

@@ -25,7 +25,7 @@ from crane_models.simulation.scenario import Scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fmu_helpers import build_fmus  # noqa: E402
-from engine_runs import NO_LIBCOSIM, NO_TBB, libcosim_missing, run_ecos, run_libcosim, tbb_missing  # noqa: E402
+from engine_runs import NO_LIBCOSIM, libcosim_missing, needs_ecospy, run_ecos, run_libcosim  # noqa: E402
 
 TOL = 1e-3  # 0.1 % of range
 STEP = 0.01
@@ -77,14 +77,30 @@ def compare(result: dict, ref, name: str, label: str) -> None:
     assert len(moved) >= 3, f"{name}: too few outputs move for the comparison to mean anything ({moved})"
 
 
+@pytest.fixture(scope="module")
+def fmpy_runs(fmu_dir):
+    """The fmpy run of every FMU's moving-input scenario, made once for both engines: {name: (scenario, result)}."""
+    cache = {}
+
+    def run(name: str):
+        if name not in cache:
+            scenario = moving_inputs(name)
+            cache[name] = scenario, run_fmu(fmu_dir / f"{name}.fmu", scenario, STEP)[0]
+        return cache[name]
+    return run
+
+
 @pytest.mark.parametrize("name", list(SPECS))
 @pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
-def test_libcosim_and_ecos_give_fmpys_results(fmu_dir, name):
-    scenario = moving_inputs(name)
-    ref, _ = run_fmu(fmu_dir / f"{name}.fmu", scenario, STEP)
+def test_libcosim_gives_fmpys_results(fmu_dir, fmpy_runs, name):
+    scenario, ref = fmpy_runs(name)
     result, _ = run_libcosim(fmu_dir / f"{name}.fmu", scenario, STEP)
     compare(result, ref, name, "libcosimpy")
-    if tbb_missing():
-        pytest.skip(NO_TBB)
+
+
+@needs_ecospy
+@pytest.mark.parametrize("name", list(SPECS))
+def test_ecos_gives_fmpys_results(fmu_dir, fmpy_runs, name):
+    scenario, ref = fmpy_runs(name)
     result, _ = run_ecos(fmu_dir / f"{name}.fmu", scenario, STEP)
     compare(result, ref, name, "ecospy")

@@ -17,7 +17,7 @@ import pytest
 from fmpy.validation import validate_fmu
 
 from crane_models.fmi.registry import SPECS
-from fmu_helpers import Slave, build_fmus
+from fmu_helpers import Slave, build_fmus, kernel_expected, needs_runtime
 
 NAMES = sorted(SPECS)
 # 2 ms steps: the properties checked here do not depend on the horizon, and the stiff FlexibleCrane
@@ -84,6 +84,7 @@ def test_model_outputs_are_exactly_the_fmu_outputs(name):
     assert set(out) == {v.name for v in spec.outputs}
 
 
+@kernel_expected
 @pytest.mark.parametrize("name", NAMES)
 def test_fmu_carries_and_loads_its_compiled_kernel(fmu_dir, name, tmp_path):
     """Each FMU bundles the compiled dynamics kernel and its own copy of crane_models loads that copy
@@ -115,6 +116,7 @@ def test_rollback_replays_bit_identically(fmu_dir, name):
     s.close()
 
 
+@needs_runtime
 @pytest.mark.parametrize("name", NAMES)
 def test_nan_input_is_refused_and_outputs_stay_finite(fmu_dir, name, capfd):
     """A NaN input is the host's error (fmi2Error with the input's name); the outputs keep their last finite
@@ -157,6 +159,7 @@ def test_different_fmus_share_one_process(fmu_dir):
         slaves[name].close()
 
 
+@needs_runtime
 @pytest.mark.parametrize("name", NAMES)
 def test_an_error_in_one_instance_leaves_another_untouched(fmu_dir, name):
     """Instance A gets NaN and a negative step; instance B, stepped in between, gives exactly the outputs

@@ -32,7 +32,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "native_host"))
 from c_host import NO_CC, c_compiler, extract, run_host  # noqa: E402
 from fmi3_plan import Plan, fmus, host, knuckle  # noqa: E402,F401 -- fixtures
+from engine_runs import needs_ecospy  # noqa: E402
 
+from crane_models.app.native import ecos_executable  # noqa: E402
 from crane_models.fmi.platforms import FMI3_FUNCTIONS  # noqa: E402
 from crane_models.fmi.registry import SPECS  # noqa: E402
 
@@ -103,21 +105,12 @@ def test_fmpy_simulates_in_fresh_processes_and_validates(fmus, tmp_path, name):
         assert "rows" in proc.stdout
 
 
-def ecos_or_skip() -> Path:
-    from crane_models.app.fmus import CliError
-    from crane_models.app.native import ecos_executable
-
-    try:
-        return ecos_executable()
-    except CliError as exc:
-        pytest.skip(str(exc))
-
-
+@needs_ecospy
 @pytest.mark.parametrize("name", list(SPECS))
 def test_ecos_cli_runs_every_fmu_in_a_clean_environment(fmus, tmp_path, name):
     """Ecos' native command-line host (ecospy), no LD_PRELOAD/PATH/PYTHONPATH, CRANE_COSIM_PYTHON naming this
     Python: exit 0, one CSV row per step."""
-    proc = subprocess.run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", str(ecos_or_skip()), "simulate",
+    proc = subprocess.run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", str(ecos_executable()), "simulate",
                            "--path", str(fmus / f"{name}.fmu"), "--stopTime", "0.2", "--stepSize", "0.01", "-l",
                            "warn"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"

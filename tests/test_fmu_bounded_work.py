@@ -17,7 +17,7 @@ from crane_models.fmi.registry import SPECS
 from crane_models.models.knuckle_boom.spec import knuckle_boom_spec
 from crane_models.simulation.cosimulation import CoSimulation
 from crane_models.simulation.integrators import StepBudgetExceeded
-from fmu_helpers import Slave, build_fmus
+from fmu_helpers import NO_KERNEL, Slave, build_fmus, needs_kernel
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_the_step_budget_ends_a_step_after_exactly_that_many_trial_steps(stepper
     if not kernel:
         monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     elif kane_native.library() is None:
-        pytest.skip("compiled kernel not built")
+        pytest.skip(NO_KERNEL)
     sim = _knuckle_boom(stepper, 1e-5, 37)
     before = sim.get_state()
     stats = sim.stepper.stats
@@ -57,6 +57,7 @@ def test_the_step_budget_ends_a_step_after_exactly_that_many_trial_steps(stepper
     assert sim.t == pytest.approx(0.01, abs=1e-15)
 
 
+@needs_kernel
 def test_huge_and_hopeless_steps_are_discarded_quickly(fmu_dir):
     """doStep(h = 1e300) and a 10 ms step at the smallest max_step each end with fmi2Discard and a message
     naming max_internal_steps (they never returned before); afterwards the FMU steps normally."""

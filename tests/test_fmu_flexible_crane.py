@@ -21,7 +21,7 @@ from fmpy.validation import validate_fmu
 
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
 from crane_models.models.flexible_crane.scenarios import flexible_crane_paper
-from fmu_helpers import Slave, build_fmus
+from fmu_helpers import Slave, build_fmus, needs_runtime
 
 TOL = 1e-3
 
@@ -104,6 +104,7 @@ def test_rosenbrock_fmu_rollback_and_serialized_state_replay_bit_identically(fc_
     b.close()
 
 
+@needs_runtime
 def test_unknown_integrator_is_refused_at_initialization(fc_fmu, capfd):
     s = Slave(fc_fmu)
     with pytest.raises(FMICallException) as failure:

@@ -17,7 +17,7 @@ from fmpy.validation import validate_fmu
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_fmu_manual, run_standalone
 from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 from crane_models.simulation.scenario import Scenario
-from fmu_helpers import Slave, build_fmus
+from fmu_helpers import Slave, build_fmus, needs_runtime
 
 TOL = 1e-3  # 0.1 % of range
 
@@ -111,6 +111,7 @@ def test_deterministic(kb_fmu):
 OUTPUTS_TO_CHECK = ("q1", "q2", "u2", "tip_x", "joint1_force_z", "joint2_force_y", "cylinder2_piston_force_z")
 
 
+@needs_runtime
 def test_nan_input_is_rejected_and_the_instance_recovers(kb_fmu, capfd):
     s = Slave(kb_fmu)
     s.init()
@@ -126,6 +127,7 @@ def test_nan_input_is_rejected_and_the_instance_recovers(kb_fmu, capfd):
     s.close()
 
 
+@needs_runtime
 @pytest.mark.parametrize("name, value, word", [
     ("m1", -5.0, "m1"), ("l2", 0.0, "l2"), ("g", math.inf, "g"), ("max_step", 0.0, "max_step"),
     ("q2_max", 4.0, "q2"),  # beyond what the cylinder geometry can close
@@ -145,6 +147,7 @@ def test_bad_parameters_are_reported_not_crashing(kb_fmu, capfd, name, value, wo
     s.close()
 
 
+@needs_runtime
 def test_non_positive_step_is_rejected(kb_fmu, capfd):
     s = Slave(kb_fmu)
     s.init()

@@ -15,7 +15,7 @@ from fmpy.fmi1 import FMICallException
 
 from crane_models.models.knuckle_boom.scenarios import knuckle_boom_lift, knuckle_boom_lift_at_sea
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
-from fmu_helpers import Slave, build_fmus
+from fmu_helpers import Slave, build_fmus, needs_runtime
 
 TOL = 1e-3  # 0.1 % of range
 
@@ -67,6 +67,7 @@ def assert_fmu_matches_standalone(fmu, scenario, step):
     assert all(np.min(np.abs(switches - i)) <= 1 for i in differs), differs
 
 
+@needs_runtime
 @pytest.mark.parametrize("params, word", [
     ({"wire_length_0": 50.0}, "wire_length_0"),  # beyond wire_length_max
     ({"payload_mass": -1.0}, "payload_mass"),

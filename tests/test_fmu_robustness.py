@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fmu_helpers import Slave, build_fmus
+from fmu_helpers import Slave, build_fmus, needs_runtime
 
 OUT = ("q1", "q2", "q3", "u1", "u2", "u3", "tip_z", "joint1_force_z", "joint2_moment_y", "joint3_force_y",
        "cylinder3_barrel_force_z", "applied_cylinder2_force")
@@ -177,6 +177,7 @@ operation = st.one_of(
 )
 
 
+@needs_runtime
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(operation, min_size=1, max_size=25))
 def test_random_host_behaviour_never_crashes(fmu, ops):

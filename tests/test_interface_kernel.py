@@ -17,8 +17,9 @@ from crane_models.core.kane import MultibodySystem
 from crane_models.core.native import library
 from crane_models.core.state_derivative import StateDerivative
 from crane_models.models.knuckle_boom.moving_base import KnuckleBoomOnMovingBaseModel
+from fmu_helpers import NO_KERNEL
 
-pytestmark = pytest.mark.skipif(library() is None, reason="the compiled kernel (crane_models/core/native) is not built")
+pytestmark = pytest.mark.skipif(library() is None, reason=NO_KERNEL)
 
 G = 9.81
 TOLERANCE = 1e-12  # of the largest entry; see the module docstring

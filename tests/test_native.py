@@ -19,6 +19,7 @@ from crane_models.core.kane import MultibodySystem
 from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 from crane_models.models.vessel_crane.crane import VesselCrane
 from crane_models.models.vessel_crane.split import CraneOnMovingBaseModel
+from fmu_helpers import NO_KERNEL, kernel_expected
 
 FIELDS = ("rotation", "origin", "cog", "P", "Pdot", "twist", "theta", "theta_dot", "G", "cog_jacobian")
 REL = 1e-12
@@ -42,6 +43,7 @@ def systems():
             "flexible_4_elements": (FlexibleCrane(n_rfe=4, constraints_enabled=False).system, None, None)}
 
 
+@kernel_expected
 def test_kernel_is_built_and_loaded():
     """Without the kernel every FMU silently runs 3-5x slower: the install must have built it."""
     if os.environ.get("CRANE_COSIM_NATIVE") == "0":
@@ -54,7 +56,7 @@ def test_kernel_is_built_and_loaded():
 def test_kinematics_mass_coriolis_gravity_match_numpy(name):
     system, q_mid, q_span = systems()[name]
     if system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     ref = numpy_twin(system)
     rng = np.random.default_rng(7)
     for _ in range(5):
@@ -83,7 +85,7 @@ def test_small_systems_get_the_inverse_mass_matrix_and_it_survives_pickling():
 
     system = KnuckleBoomModel().crane.system
     if system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     kin = system.kinematics(np.array([0.3, 0.9, 1.1]), np.array([0.1, -0.2, 0.3]))
     assert np.allclose(kin.Minv @ kin.M, np.eye(3), rtol=0, atol=1e-12)
     again = pickle.loads(pickle.dumps(kin))
@@ -96,7 +98,7 @@ def test_small_systems_get_the_inverse_mass_matrix_and_it_survives_pickling():
 def test_spd_solve_and_fallback_for_indefinite_matrix():
     system = KnuckleBoomModel().crane.system
     if system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     rng = np.random.default_rng(3)
     A = rng.normal(size=(3, 3))
     M = A @ A.T + 3 * np.eye(3)
@@ -114,7 +116,7 @@ def test_spd_solve_and_fallback_for_indefinite_matrix():
 def test_knuckle_boom_outputs_and_reactions_match_numpy(monkeypatch):
     native = KnuckleBoomModel()
     if native.crane.system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     reference = KnuckleBoomModel()
     assert reference.crane.system.native is None and reference.crane.reaction_solver.native is None
@@ -135,7 +137,7 @@ def test_cylinder_maps_in_kernel_match_python_and_refuse_out_of_range():
     model = KnuckleBoomModel()
     system = model.crane.system
     if system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     assert system.native.python_maps == []  # both cylinders' maps run in the kernel
     for q2 in np.linspace(0.01, 1.69, 9):
         kin = system.kinematics(np.array([0.0, q2, 1.0]), np.array([0.0, 0.3, 0.0]))
@@ -157,7 +159,7 @@ def test_constraint_forces_by_auxiliary_speeds_match_numpy(make, monkeypatch):
     model_cls = VesselCraneModel if make is VesselCrane else CraneOnMovingBaseModel
     native = model_cls()
     if kane_native.library() is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     reference = model_cls()
     monkeypatch.undo()
@@ -191,7 +193,7 @@ def test_state_derivative_with_an_effort_law_matches_numpy(name):
 
     system, q_mid, q_span = systems()[name]
     if system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     n = system.n
     rng = np.random.default_rng(11)
     ref = numpy_twin(system)
@@ -221,7 +223,7 @@ def test_state_derivative_refuses_a_singular_mass_matrix_like_numpy():
 
     system = CraneOnMovingBaseModel().system
     if system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     law = _random_law(np.random.default_rng(3), system.n, 0, 1.0)
     x = np.zeros(2 * system.n)
     for s in (system, numpy_twin(system)):
@@ -241,7 +243,7 @@ def test_flexible_crane_evaluation_in_one_kernel_call_matches_numpy(n_rfe, frict
     from crane_models.models.flexible_crane.crane import FlexibleCrane
 
     if kane_native.library() is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     make = dict(n_rfe=n_rfe, friction_model=friction, constraints_enabled=constrained)
     native = FlexibleCrane(**make)
     monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
@@ -280,7 +282,7 @@ def test_branched_tree_with_coordinates_out_of_path_order_matches_numpy():
                    com=(0.0, 0.4, 0.0))]
     system = MultibodySystem(bodies, 4)
     if system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     ref = numpy_twin(system)
     law = _random_law(rng, 4, 2, 10.0)
     for _ in range(3):
@@ -300,7 +302,7 @@ def test_knuckle_boom_law_with_end_stops_and_gravity_compensation_matches_numpy(
 
     native = KnuckleBoomModel(controller_enabled=enabled)
     if native.crane.system.native is None:
-        pytest.skip("kernel not loaded")
+        pytest.skip(NO_KERNEL)
     monkeypatch.setattr(kane_native.system, "native_enabled", lambda: False)
     reference = KnuckleBoomModel(controller_enabled=enabled)
     monkeypatch.undo()

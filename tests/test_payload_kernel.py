@@ -17,8 +17,9 @@ from crane_models.core import native as kane_native
 from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 from crane_models.models.knuckle_boom.payload import KnuckleBoomPayloadModel, PayloadParameters
 from crane_models.simulation.cosimulation import CoSimulation
+from fmu_helpers import NO_KERNEL
 
-pytestmark = pytest.mark.skipif(kane_native.library() is None, reason="kernel not loaded")
+pytestmark = pytest.mark.skipif(kane_native.library() is None, reason=NO_KERNEL)
 
 POSE = np.array([0.7, 1.2, 1.0])
 INPUTS = np.array([3.0e3, 2.0e4, -1.0e4, 0.75, 1.15, 1.05, 0.3])  # efforts, set-points, winch paying out

@@ -29,7 +29,7 @@ xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is n
 from crane_models.fmi.osp import PAIRS  # noqa: E402
 from crane_models.fmi.registry import SPECS  # noqa: E402
 from crane_models.models.vessel_crane.vessels import SHIP_PAIRS  # noqa: E402
-from engine_runs import NO_TBB, tbb_missing  # noqa: E402
+from engine_runs import needs_ecospy  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 
 NS = {"ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
@@ -243,7 +243,7 @@ def _assert_close(got: np.ndarray, ref: np.ndarray, names: list, rtol: float) ->
     assert dev.max() <= rtol, dict(zip(names, dev))
 
 
-@pytest.mark.skipif(tbb_missing(), reason=NO_TBB)
+@needs_ecospy
 @pytest.mark.parametrize("pair", sorted(SHIP_PAIRS))
 def test_ecospy_runs_the_pair_package_like_libcosim_runs_the_osp_structure(fmu_dir, pair):
     from ecospy import EcosLib, EcosSimulation

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from .fmus import CliError, default_fmu_dir, writable_dir
+from .fmus import CliError, MissingTool, default_fmu_dir, writable_dir
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
@@ -98,6 +98,9 @@ def main(argv: list | None = None) -> int:
     run = getattr(args, "func", None) or getattr(args, "handler")  # `handler`: the name sweep_cli first used
     try:
         return run(args)
+    except MissingTool as exc:  # the machine lacks something: one line, no usage
+        print(f"crane-cosim {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except CliError as exc:
         _subparser(parser, args.command).error(str(exc))  # usage + message, exit code 2
     except FmuRunError as exc:

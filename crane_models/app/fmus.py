@@ -7,7 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["DEFAULT_FMU_DIRS", "default_fmu_dir", "resolve_fmu", "writable_dir", "writable_file", "CliError"]
+__all__ = ["DEFAULT_FMU_DIRS", "default_fmu_dir", "resolve_fmu", "writable_dir", "writable_file", "CliError",
+           "MissingTool"]
 
 # One folder per FMI version: FMI 2 and FMI 3 FMUs have the same file names.
 DEFAULT_FMU_DIRS = {2: Path("crane-cosim-out/fmus"), 3: Path("crane-cosim-out/fmus-fmi3")}
@@ -15,6 +16,11 @@ DEFAULT_FMU_DIRS = {2: Path("crane-cosim-out/fmus"), 3: Path("crane-cosim-out/fm
 
 class CliError(ValueError):
     """A user error the command line reports as ``crane-cosim CMD: error: ...`` (exit code 2)."""
+
+
+class MissingTool(CliError):
+    """A program or library the command needs is not on this machine: reported in one line, exit code 2, without
+    the usage (the command line was right; the machine lacks something)."""
 
 
 def default_fmu_dir(fmi_version: int = 2) -> Path:

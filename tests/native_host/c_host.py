@@ -2,7 +2,6 @@
 run it on an extracted FMU in a clean environment (``env -i``: no LD_PRELOAD, PYTHONPATH or PATH)."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -10,14 +9,16 @@ from pathlib import Path
 from typing import Optional
 
 HERE = Path(__file__).resolve().parent
-NO_CC = "no C compiler (cc/gcc/clang) on PATH: the native-host tests compile their host"
+# The package named as in tests/fmu_helpers.py (C_COMPILER_PACKAGE).
+NO_CC = ("no C compiler (cc, gcc, clang or $CC; Debian/Ubuntu package gcc): the native-host tests compile their "
+         "host")
 
 
 def c_compiler() -> Optional[str]:
-    for name in ("cc", "gcc", "clang"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
+    """The C compiler the FMU build uses for the runtime (``find_c_compiler``), or None."""
+    from crane_models.fmi.runtime import find_c_compiler
+
+    return find_c_compiler()
 
 
 def compile_host(out_dir: Path, fmi_version: int = 2) -> Path:
