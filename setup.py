@@ -9,7 +9,8 @@ from pathlib import Path
 from setuptools import Extension, find_packages, setup
 
 NATIVE = Path("crane_models") / "core" / "native"
-SOURCES = [str(NATIVE / f"{name}.c") for name in ("kinematics", "dynamics", "task", "steppers", "reactions", "payload")]
+SOURCES = [str(NATIVE / f"{name}.c") for name in ("kinematics", "dynamics", "task", "steppers", "reactions", "payload",
+                                                      "lu", "jacobian", "rosenbrock")]
 
 # Every folder of crane_models is a package (a new crane model is a new folder, found here); the FMU slave
 # scripts and the build scripts install under names of their own.

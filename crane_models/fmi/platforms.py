@@ -69,11 +69,13 @@ class CLibrary:
 # -g0 and no build id: nothing in the binary depends on the build machine or time (reproducible FMUs).
 KERNEL = CLibrary(
     name="multibody",
-    sources=tuple(NATIVE / f"{s}.c" for s in ("kinematics", "dynamics", "task", "steppers", "reactions", "payload")),
+    sources=tuple(NATIVE / f"{s}.c" for s in ("kinematics", "dynamics", "task", "steppers", "reactions", "payload",
+                                               "lu", "jacobian", "rosenbrock")),
     flags=("-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=off", "-g0"),
     exports=("mbs_evaluate", "mbs_solve_spd", "mbs_reactions", "mbs_derivative", "mbs_task_derivative",
              "mbs_integrate", "mbs_inertial_wrenches", "mbs_aux_speeds", "mbs_payload_derivative",
-             "mbs_payload_integrate"),
+             "mbs_payload_integrate", "mbs_lu_factor", "mbs_lu_solve", "mbs_task_jacobian",
+             "mbs_rosenbrock_integrate"),
     in_package=True,
 )
 

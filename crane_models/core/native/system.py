@@ -100,6 +100,17 @@ def library() -> Optional[ctypes.CDLL]:
             lib.mbs_aux_speeds.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                                                                   ctypes.c_int] + [ctypes.c_void_p] * 4
             lib.mbs_aux_speeds.restype = ctypes.c_int
+            lib.mbs_lu_factor.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+            lib.mbs_lu_factor.restype = ctypes.c_int
+            lib.mbs_lu_solve.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 3
+            lib.mbs_lu_solve.restype = None
+            lib.mbs_task_jacobian.argtypes = ([ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_double]
+                                              + [ctypes.c_void_p] * 3 + [ctypes.c_int] + [ctypes.c_void_p] * 3)
+            lib.mbs_task_jacobian.restype = ctypes.c_int
+            lib.mbs_rosenbrock_integrate.argtypes = ([ctypes.c_void_p] * 7 + [ctypes.c_double] * 2
+                                                     + [ctypes.c_void_p] * 3 + [ctypes.c_int] * 2
+                                                     + [ctypes.c_void_p] * 3)
+            lib.mbs_rosenbrock_integrate.restype = ctypes.c_int
             _lib = lib
             break
     return _lib
