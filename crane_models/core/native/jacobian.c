@@ -20,8 +20,8 @@
  * element coordinate of 1e-4 rad changes a joint force by thousands of N), so a coordinate's increment must stay
  * far below 1e-4; the rate columns are smooth but weak (accelerations change by ~1 per rad/s against spring
  * forces of ~1e5 inside them), so their increment must be large for the rounding to stay small. Forward
- * differences then carry ~1e-6 of relative error in the coordinate block, central ones ~1e-8
- * (tests/test_stiff_kernel.py); a W-method needs neither. */
+ * differences then carry up to ~1e-5 of relative error per block (~1e-3 in the weakest column), central ones
+ * ~1e-8 (tests/test_stiff_kernel.py); a W-method needs neither. */
 static const double SQRT_EPS = 1.4901161193847656e-08, CBRT_EPS = 6.0554544523933395e-06, COORDINATE_SCALE = 1e-2;
 
 int mbs_tree_jacobian(const tree_rhs *c, double t, const double *y, const double *f0, double *J, int central,

@@ -180,8 +180,8 @@ class NativeIntegration:
     def jacobian(self, t: float, y: np.ndarray, inputs: np.ndarray, f0: Optional[np.ndarray] = None,
                  central: bool = False) -> np.ndarray:
         """``∂ẏ/∂y`` (size × size) at ``(t, y)`` by the kernel (``mbs_task_jacobian``: the kinematic and bristle
-        rows exact, the acceleration rows by forward differences as the stepper's, or ``central`` ones:
-        ~1e-8 instead of ~1e-4 in the weakest columns); ``f0``: ``ẏ`` there, if known."""
+        rows exact, the acceleration rows by forward differences as the stepper's, ~1e-5 per block, or
+        ``central`` ones, ~1e-8); ``f0``: ``ẏ`` there, if known."""
         if f0 is None:
             f0 = self.derivative_of(t, y, inputs)
         return self._rosenbrock().jacobian(t, y, f0, inputs, central)
