@@ -19,6 +19,7 @@ Issue 24's targets: RTF ≥ 1 with 16 elements and ≥ 0.05 × the rigid link's 
 accuracy within 1e-3 of range for 4 and 16.
 
     python benchmarks/bench_flexible_crane.py [--rounds 3] [--accuracy-stop 10 1] [--no-accuracy]
+    python benchmarks/bench_flexible_crane.py --accuracy-only 3 --accuracy-stop 0 1   # one accuracy case
 """
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ CASES = [
     ("damped, ROS34PW2 rtol 1e-5", 16, {**DAMPED, "integrator": 1, "rtol": 1e-5, "atol": 1e-7}, 2.0),
 ]
 RIGID = CASES[0]
+ACCURACY_CASES = [("paper, automatic", {}), ("paper, ROS34PW2", {"integrator": 1}), ("damped, automatic", DAMPED),
+                  ("damped, ROS34PW2 rtol 1e-5", {**DAMPED, "integrator": 1, "rtol": 1e-5, "atol": 1e-7}),
+                  ("damped, ROS34PW2 rtol 1e-6", {**DAMPED, "integrator": 1, "rtol": 1e-6, "atol": 1e-8})]
 STEP = 0.01
 STEPPER_NAMES = {"rk23": "RK23", "rosenbrock": "ROS34PW2", "dopri5": "DP5"}
 
@@ -120,13 +124,32 @@ def timed_rounds(fmu: Path, rounds: int) -> dict:
     return rtf
 
 
+def accuracy_only(args) -> int:
+    from crane_models.fmi.build import build_fmu
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fmu = build_fmu("FlexibleCrane", Path(tmp))
+        for i in args.accuracy_only or range(len(ACCURACY_CASES)):
+            label, values = ACCURACY_CASES[i]
+            for n, stop in zip((4, 16), args.accuracy_stop):
+                if stop > 0.0:
+                    dev, name, seconds = accuracy(fmu, n, values, stop)
+                    print(f"  {label:<26} n_rfe {n:>2} over {stop:g} s: {dev:.2e} ({name}); reference {seconds:.0f} s"
+                          f"; load {load()}", flush=True)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--accuracy-stop", type=float, nargs=2, default=[10.0, 1.0], metavar=("S4", "S16"),
                     help="simulated seconds of the accuracy runs with 4 and with 16 elements")
     ap.add_argument("--no-accuracy", action="store_true")
+    ap.add_argument("--accuracy-only", type=int, nargs="*", metavar="I", help="skip the timed rounds and run only "
+                    "these accuracy cases (indices into ACCURACY_CASES)")
     args = ap.parse_args()
+    if args.accuracy_only is not None:
+        return accuracy_only(args)
     from crane_models.fmi.build import build_fmu
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -150,12 +173,11 @@ def main() -> int:
         deviations = {}
         if not args.no_accuracy:
             print("\naccuracy against DOP853 at rtol 1e-10 on a 1 ms grid (largest deviation / range):")
-            for label, values in (("paper, automatic", {}), ("paper, ROS34PW2", {"integrator": 1}),
-                                  ("damped, automatic", DAMPED)):
+            for label, values in ACCURACY_CASES:
                 for n, stop in zip((4, 16), args.accuracy_stop):
                     dev, name, seconds = accuracy(fmu, n, values, stop)
                     deviations[(label, n)] = dev
-                    print(f"  {label:<20} n_rfe {n:>2} over {stop:g} s: {dev:.2e} ({name}); reference {seconds:.0f} s",
+                    print(f"  {label:<26} n_rfe {n:>2} over {stop:g} s: {dev:.2e} ({name}); reference {seconds:.0f} s",
                           flush=True)
         print("\nissue 24's targets:")
         for label in ("paper, automatic", "damped, automatic"):
