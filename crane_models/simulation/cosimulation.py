@@ -330,8 +330,9 @@ def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u
             events = [_terminal(lambda tt, y, i=i, ts=t, s0=float(s0): s0 if tt - ts < EVENT_TIME_TOLERANCE
                                 else indicators(tt, y, u_in)[i]) for i, s0 in enumerate(start_signs)]
         options = {"jac": jac} if jac is not None else {}
-        sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
-                        events=events, **options)
+        with np.errstate(invalid="ignore"):  # the NaN stages of a rejected step (rhs) are not worth a warning
+            sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
+                            events=events, **options)
         if not sol.success:
             raise StepFailure(f"reference solver failed at t = {t:.6g} s: {sol.message}")
         x, t = sol.y[:, -1], sol.t[-1]
