@@ -7,7 +7,7 @@
  * blocks A_q, A_u, A_x of the u' rows and X_q, X_u, X_x of the x' rows,
  *   [ I - s A_u - s^2 A_q    -s A_x     ] [k_u]   [r_u + s A_q r_q]
  *   [ -(s X_u + s^2 X_q)     I - s X_x  ] [k_x] = [r_x + s X_q r_q],   k_q = r_q + s k_u,
- * n + nx unknowns instead of 2 n + nx: an LU of an eighth of the size (lu.c), formed once per step size and
+ * n + nx unknowns instead of 2 n + nx: about an eighth of the LU's work (lu.c), formed once per step size and
  * Jacobian and kept while both stay. */
 #include "multibody.h"
 
