@@ -11,7 +11,6 @@ from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 NATIVE = Path("crane_models") / "core" / "native"
-SOURCES = [str(NATIVE / f"{name}.c") for name in ("kinematics", "dynamics", "task", "steppers", "reactions", "payload")]
 
 
 def _entry_points():
@@ -24,6 +23,7 @@ def _entry_points():
 
 
 ENTRY_POINTS = _entry_points()
+SOURCES = [str(NATIVE / name) for name in ENTRY_POINTS.SOURCES]
 # Compilers that export by a list given to the linker (setuptools passes export_symbols: /EXPORT:<name> for
 # MSVC and clang-cl, a generated .def file for MinGW); the others (gcc, clang) by symbol visibility.
 LINKER_LIST_COMPILERS = ("msvc", "mingw32", "cygwin")

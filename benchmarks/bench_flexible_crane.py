@@ -1,22 +1,30 @@
-"""Real-time factor of the FlexibleCrane FMU under fmpy (issue 4): the paper scenario (torque pulse (21),
-programmed motion (17), (22), LuGre friction) for n_rfe = 1 (rigid), 4, 8, 16, with the FMU's default
-tolerances and each chosen internal stepper (``integrator`` 2: Dormand-Prince 5(4), the default; 0: RK23;
-1: Rosenbrock-W ROS34PW2).
+"""FlexibleCrane at a 10 ms communication step under fmpy: the real-time targets of issues 4 and 24 in one
+interleaved run, the accuracy against a tight reference, and what the steppers spend.
 
-For each case it prints ω_max (stiffest undamped mode), the RK23 step cap, the cost of one model
-evaluation (the Python-called derivative: one kernel call), the FMU's wall time and RTF under fmpy at a
-10 ms communication step, and -- from the same run repeated in-process through ``CoSimulation`` (the code
-inside the FMU; explicit steppers step in the kernel) -- model evaluations, accepted and rejected steps and
-Jacobian refreshes per simulated second, the median step, and the state component that most often set the
-step (largest scaled error estimate; from the first 0.05 s stepped in Python, which takes the same steps).
-Target: RTF >= 1 for 4 elements over the paper's 10 s (the default ``--stop`` for 1 and 4 elements).
+Cases (the paper's scenario: torque pulse (21), programmed motion (17), (22), LuGre friction):
 
-    python benchmarks/bench_flexible_crane.py [--stop S] [--sizes 1 4 8 16] [--integrators 2 0 1]
+* the paper's crane, undamped as in the paper: ``n_rfe`` 1, 4, 8, 16 with the FMU's default integrator
+  (automatic, which picks Dormand-Prince 5(4) here: simulation/stiffness.py), and 16 with ROS34PW2 forced;
+* damped elements, ``sde_damping`` 1e-4 s (ζ ≈ 2.6 % at the first link mode, 520 rad/s; the high element
+  modes overdamped): 4 and 16 automatic (DP5 and ROS34PW2), 16 with DP5 forced, 16 with ROS34PW2 at rtol 1e-5.
+
+Each round runs every case once (``run_fmu`` with an untimed warm-up step), the RTF is the median over the
+rounds, and each ratio to the rigid link's RTF is the median of the per-round ratios; ``/proc/loadavg`` is
+printed with each round. Then, untimed: model evaluations, accepted and rejected steps and Jacobians per 10 ms
+from the code inside the FMU run in-process (``CoSimulation``), and the accuracy of n_rfe 4 and 16: the FMU's
+outputs at 10 ms against DOP853 at rtol = atol = 1e-10 on a 1 ms grid, as a fraction of each output's range
+over that grid.
+
+Issue 24's targets: RTF ≥ 1 with 16 elements and ≥ 0.05 × the rigid link's RTF of the same round, ≥ 10 with 4,
+accuracy within 1e-3 of range for 4 and 16.
+
+    python benchmarks/bench_flexible_crane.py [--rounds 3] [--accuracy-stop 10 1] [--no-accuracy]
+    python benchmarks/bench_flexible_crane.py --accuracy-only 3 --accuracy-stop 0 1   # one accuracy case
 """
 from __future__ import annotations
 
 import argparse
-import collections
+import statistics
 import sys
 import tempfile
 import time
@@ -24,108 +32,162 @@ from pathlib import Path
 
 import numpy as np
 
-STEPPER_NAMES = {0: "RK23", 1: "ROS34PW2", 2: "DOPRI5"}
+from crane_models.models.flexible_crane.scenarios import DAMPED_ELEMENTS
+
+DAMPED = {"sde_damping": DAMPED_ELEMENTS}
+# (label, n_rfe, FMU start values, simulated seconds per round)
+CASES = [
+    ("paper, automatic", 1, {}, 10.0),
+    ("paper, automatic", 4, {}, 10.0),
+    ("paper, automatic", 8, {}, 2.0),
+    ("paper, automatic", 16, {}, 0.5),
+    ("paper, ROS34PW2", 16, {"integrator": 1}, 0.2),
+    ("damped, automatic", 4, DAMPED, 10.0),
+    ("damped, automatic", 16, DAMPED, 2.0),
+    ("damped, DP5", 16, {**DAMPED, "integrator": 2}, 0.5),
+    ("damped, ROS34PW2 rtol 1e-5", 16, {**DAMPED, "integrator": 1, "rtol": 1e-5, "atol": 1e-7}, 2.0),
+]
+RIGID = CASES[0]
+ACCURACY_CASES = [("paper, automatic", {}), ("paper, ROS34PW2", {"integrator": 1}), ("damped, automatic", DAMPED),
+                  ("damped, ROS34PW2 rtol 1e-5", {**DAMPED, "integrator": 1, "rtol": 1e-5, "atol": 1e-7}),
+                  ("damped, ROS34PW2 rtol 1e-6", {**DAMPED, "integrator": 1, "rtol": 1e-6, "atol": 1e-8})]
+STEP = 0.01
+STEPPER_NAMES = {"rk23": "RK23", "rosenbrock": "ROS34PW2", "dopri5": "DP5"}
 
 
-def model_cost(n_rfe: int, repeat: int = 300) -> tuple:
-    from crane_models.models.flexible_crane.statics import highest_frequency
+def load() -> str:
+    return open("/proc/loadavg").read().split(" ")[0] if Path("/proc/loadavg").exists() else "?"
+
+
+def scenario(n_rfe: int, values: dict, stop: float):
+    from crane_models.models.flexible_crane.scenarios import flexible_crane_paper
+
+    return flexible_crane_paper(n_rfe=n_rfe, stop_time=stop, **values)
+
+
+def stepper_and_spectrum(n_rfe: int, values: dict) -> tuple:
+    """The stepper the FMU runs, ``max |λ|`` of the Jacobian at the start and the largest ``|λ|`` of a mode that
+    must be followed (simulation/stiffness.py)."""
     from crane_models.models.flexible_crane.spec import build_model
+    from crane_models.simulation.stiffness import model_jacobian, stiffness_estimate
 
-    model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": 0})
-    x = x0.copy()
-    x[model.n + 6] = 0.1
-    model.derivative(0.05, x, np.zeros(1))
+    model, x0, opts = build_model({"n_rfe": n_rfe, **values})
+    e = stiffness_estimate(model_jacobian(model, 0.0, x0, np.zeros(1)), opts["rtol"])
+    return STEPPER_NAMES[opts["stepper"]], e.spectral_radius, e.followed_radius
+
+
+def counts(n_rfe: int, values: dict, stop: float) -> dict:
+    """Evaluations, accepted and rejected steps and Jacobians per 10 ms of the FMU's stepping code in-process."""
+    from crane_models.models.flexible_crane.spec import build_model
+    from crane_models.simulation.cosimulation import CoSimulation
+
+    model, x0, opts = build_model({"n_rfe": n_rfe, **values})
+    sim = CoSimulation(model, x0, **opts)
+    steps = int(round(stop / STEP))
+    for _ in range(steps):
+        sim.step(STEP)
+    return {k: v / steps for k, v in sim.stepper.stats.items()}
+
+
+def accuracy(fmu: Path, n_rfe: int, values: dict, stop: float) -> tuple:
+    """Largest deviation of any output of the FMU (10 ms) from the tight reference (1 ms grid) as a fraction of
+    the output's range over that grid: ``(fraction, output, reference seconds)``."""
+    from crane_models.simulation.runs import RESOLUTION, output_units, run_fmu, run_standalone
+
+    sc = scenario(n_rfe, values, stop)
+    result, _ = run_fmu(fmu, sc, STEP)
     t0 = time.perf_counter()
-    for _ in range(repeat):
-        model.derivative(0.05, x, np.zeros(1))
-    w = highest_frequency(model.crane, x0[:model.n])
-    return (time.perf_counter() - t0) / repeat, w, opts["max_step"], model.n
+    ref = run_standalone(sc, 0.001)
+    seconds = time.perf_counter() - t0
+    units = output_units("FlexibleCrane")
+    every = int(round(STEP / 0.001))
+    worst = (0.0, "")
+    for name in ref:
+        if name == "time":
+            continue
+        span = max(float(np.ptp(ref[name])), RESOLUTION.get(units.get(name, ""), 1e-9))
+        dev = float(np.max(np.abs(np.asarray(result[name], float) - ref[name][::every]))) / span
+        worst = max(worst, (dev, name))
+    return worst[0], worst[1], seconds
 
 
-def state_names(model) -> list:
-    n, c = model.n, model.crane
-    names = [f"q{i}" for i in range(n)]
-    for i, a in enumerate(("x_b", "y_b", "z_b", "psi_b", "theta_b", "phi_b")):
-        names[i] = a
-    for i, j in enumerate(c.joint_coords):
-        names[j] = f"q_c{i + 1}"
-    for j in c.rfe_coords:
-        names[j] = f"rfe{j - 8}"
-    return names + ["d" + s for s in names] + ["z1", "z2", "z3"]
+def timed_rounds(fmu: Path, rounds: int) -> dict:
+    from crane_models.simulation.runs import run_fmu
+
+    rtf = {i: [] for i in range(len(CASES))}
+    for r in range(rounds):
+        before = load()
+        for i, (_, n, values, stop) in enumerate(CASES):
+            _, wall = run_fmu(fmu, scenario(n, values, stop), STEP, warm_up=True)
+            rtf[i].append(stop / wall)
+        print(f"round {r + 1}: load average {before} -> {load()}", flush=True)
+    return rtf
 
 
-def limiting_states(n_rfe: int, integrator: int, stop: float, step: float) -> str:
-    """Which state components set the step: the stepper in Python (the kernel takes the same steps but
-    does not report its error vector), over ``stop`` seconds."""
-    from crane_models.simulation import integrators, rosenbrock
-    from crane_models.models.flexible_crane.spec import build_model
-    from crane_models.simulation.cosimulation import CoSimulation
+def accuracy_only(args) -> int:
+    from crane_models.fmi.build import build_fmu
 
-    model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": integrator})
-    model.compiled = lambda t, inputs: None
-    sim = CoSimulation(model, x0, **opts)
-    limiting = collections.Counter()
-    rms = integrators._rms
-
-    def counting_rms(e):
-        limiting[int(np.argmax(np.abs(e)))] += 1
-        return rms(e)
-
-    integrators._rms = rosenbrock._rms = counting_rms  # the explicit pairs' and the Rosenbrock stepper's norm
-    try:
-        for _ in range(max(1, int(round(stop / step)))):
-            sim.step(step)
-    finally:
-        integrators._rms = rosenbrock._rms = rms
-    names = state_names(model)
-    return ", ".join(f"{names[i]} {c / sum(limiting.values()):.0%}" for i, c in limiting.most_common(2))
-
-
-def in_process(n_rfe: int, integrator: int, stop: float, step: float) -> dict:
-    """The FMU's stepping code in-process: counts per simulated second, median step."""
-    from crane_models.models.flexible_crane.spec import build_model
-    from crane_models.simulation.cosimulation import CoSimulation
-
-    model, x0, opts = build_model({"n_rfe": n_rfe, "integrator": integrator})
-    sim = CoSimulation(model, x0, **opts)
-    steps = []
-    for _ in range(int(round(stop / step))):
-        sim.step(step)
-        steps.append(sim.stepper.h)
-    st = dict(sim.stepper.stats)
-    return {**{k: v / stop for k, v in st.items()}, "h": float(np.median(steps)),
-            "limiting": limiting_states(n_rfe, integrator, min(stop, 0.05), step)}
+    with tempfile.TemporaryDirectory() as tmp:
+        fmu = build_fmu("FlexibleCrane", Path(tmp))
+        for i in args.accuracy_only or range(len(ACCURACY_CASES)):
+            label, values = ACCURACY_CASES[i]
+            for n, stop in zip((4, 16), args.accuracy_stop):
+                if stop > 0.0:
+                    dev, name, seconds = accuracy(fmu, n, values, stop)
+                    print(f"  {label:<26} n_rfe {n:>2} over {stop:g} s: {dev:.2e} ({name}); reference {seconds:.0f} s"
+                          f"; load {load()}", flush=True)
+    return 0
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--stop", type=float, default=None, help="simulated time [s] (default: the paper's 10 s for "
-                    "1 and 4 elements, 2 s / 0.5 s for 8 / 16)")
-    ap.add_argument("--sizes", type=int, nargs="*", default=[1, 4, 8, 16])
-    ap.add_argument("--integrators", type=int, nargs="*", default=[2])
-    ap.add_argument("--step", type=float, default=0.01)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--accuracy-stop", type=float, nargs=2, default=[10.0, 1.0], metavar=("S4", "S16"),
+                    help="simulated seconds of the accuracy runs with 4 and with 16 elements")
+    ap.add_argument("--no-accuracy", action="store_true")
+    ap.add_argument("--accuracy-only", type=int, nargs="*", metavar="I", help="skip the timed rounds and run only "
+                    "these accuracy cases (indices into ACCURACY_CASES)")
     args = ap.parse_args()
+    if args.accuracy_only is not None:
+        return accuracy_only(args)
     from crane_models.fmi.build import build_fmu
-    from crane_models.simulation.runs import run_fmu
-    from crane_models.models.flexible_crane.scenarios import flexible_crane_paper
 
-    default_stop = {1: 10.0, 4: 10.0, 8: 2.0, 16: 0.5}
     with tempfile.TemporaryDirectory() as tmp:
         fmu = build_fmu("FlexibleCrane", Path(tmp))
-        print(f"{'n_rfe':>5} {'n_dof':>5} {'omega_max':>10} {'RK23 cap':>9} {'eval':>7} {'stepper':>9} "
-              f"{'sim.':>5} {'wall':>7} {'RTF':>7} {'evals/s':>8} {'acc/s':>7} {'rej/s':>6} {'jac/s':>6} "
-              f"{'median h':>9}  step set by")
-        for n in args.sizes:
-            cost, w, cap, ndof = model_cost(n)
-            stop = args.stop or default_stop.get(n, 0.05)
-            for integrator in args.integrators:
-                _, wall = run_fmu(fmu, flexible_crane_paper(n_rfe=n, stop_time=stop, integrator=integrator),
-                                  args.step, warm_up=True)
-                c = in_process(n, integrator, stop, args.step)
-                print(f"{n:>5} {ndof:>5} {w:>8.0f}/s {cap:>9.2e} {cost * 1e6:>5.0f}us "
-                      f"{STEPPER_NAMES[integrator]:>9} {stop:>5.2f} {wall:>6.1f}s {stop / wall:>7.3f} "
-                      f"{c['evaluations']:>8.0f} {c['accepted']:>7.0f} {c['rejected']:>6.0f} {c['jacobians']:>6.1f} "
-                      f"{c['h']:>9.2e}  {c['limiting']}", flush=True)
+        print(f"FlexibleCrane at {STEP * 1e3:.0f} ms under fmpy, {args.rounds} interleaved rounds", flush=True)
+        rtf = timed_rounds(fmu, args.rounds)
+        rigid = rtf[CASES.index(RIGID)]
+        print(f"\n{'case':<28} {'n_rfe':>5} {'stepper':>9} {'max|λ|':>8} {'followed':>8} {'sim. s':>6} {'RTF':>8} "
+              f"{'/ rigid':>8} {'evals/10ms':>10} {'acc/10ms':>8} {'rej/10ms':>8} {'jac/10ms':>8}")
+        summary = {}
+        for i, (label, n, values, stop) in enumerate(CASES):
+            median = statistics.median(rtf[i])
+            ratio = statistics.median(a / b for a, b in zip(rtf[i], rigid))
+            c = counts(n, values, min(stop, 0.5))
+            summary[(label, n)] = (median, ratio)
+            stepper, radius, followed = stepper_and_spectrum(n, values)
+            print(f"{label:<28} {n:>5} {stepper:>9} {radius:>8.3g} {followed:>8.3g} {stop:>6.1f} {median:>8.3f} {ratio:>8.4f} "
+                  f"{c['evaluations']:>10.0f} {c['accepted']:>8.1f} {c['rejected']:>8.2f} {c['jacobians']:>8.3f}",
+                  flush=True)
+        print(f"load average at the end: {load()}")
+        deviations = {}
+        if not args.no_accuracy:
+            print("\naccuracy against DOP853 at rtol 1e-10 on a 1 ms grid (largest deviation / range):")
+            for label, values in ACCURACY_CASES:
+                for n, stop in zip((4, 16), args.accuracy_stop):
+                    dev, name, seconds = accuracy(fmu, n, values, stop)
+                    deviations[(label, n)] = dev
+                    print(f"  {label:<26} n_rfe {n:>2} over {stop:g} s: {dev:.2e} ({name}); reference {seconds:.0f} s",
+                          flush=True)
+        print("\nissue 24's targets:")
+        for label in ("paper, automatic", "damped, automatic"):
+            r16, q16 = summary.get((label, 16), (0.0, 0.0))
+            r4 = summary.get((label, 4), (0.0, 0.0))[0]
+            acc = [deviations.get((label, n)) for n in (4, 16)]
+            verdict = lambda ok: "met" if ok else "NOT met"  # noqa: E731
+            print(f"  {label}: RTF(16) {r16:.3f} >= 1 {verdict(r16 >= 1.0)}; RTF(16)/RTF(1) {q16:.4f} >= 0.05 "
+                  f"{verdict(q16 >= 0.05)}; RTF(4) {r4:.2f} >= 10 {verdict(r4 >= 10.0)}; accuracy "
+                  + ("not measured" if None in acc else f"{max(acc):.1e} <= 1e-3 {verdict(max(acc) <= 1e-3)}"))
     return 0
 
 

@@ -130,12 +130,15 @@ def _energy(c: FlexibleCrane, x: np.ndarray) -> float:
     return kinetic + gravity + supports + 0.5 * np.sum(k * q[c.rfe_coords] ** 2)
 
 
-def test_total_energy_is_conserved_without_friction_constraints_and_input():
+@pytest.mark.parametrize("solver", ["reference", "ROS34PW2"])
+def test_total_energy_is_conserved_without_friction_constraints_and_input(solver):
     """No friction, no constraints, no torque, no damping: the crane swings down from (23) with the
     column spinning, the base rocks on its springs and the link vibrates. Total energy stays constant to
-    1e-6 of the largest kinetic energy reached (DOP853, rtol 1e-10, 0.4 s)."""
-    model, x0, _ = build_model({"n_rfe": 2, "friction_model": 0, "constraints_enabled": False,
-                                "paper_torque_enabled": False, "u_c1_0": 0.5, "u_c2_0": 0.3})
+    1e-6 of the largest kinetic energy reached over 0.4 s: the reference (DOP853, rtol 1e-10), and the FMU's
+    stiff stepper (the kernel's ROS34PW2, rtol 1e-10: an L-stable stepper must not take energy out of the
+    undamped modes it follows)."""
+    model, x0, opts = build_model({"n_rfe": 2, "friction_model": 0, "constraints_enabled": False,
+                                   "paper_torque_enabled": False, "u_c1_0": 0.5, "u_c2_0": 0.3, "integrator": 1})
     c = model.crane
     times = np.linspace(0.0, 0.4, 41)
     states = []
@@ -148,7 +151,15 @@ def test_total_energy_is_conserved_without_friction_constraints_and_input():
             states.append(x.copy())
             return {"t": t}
 
-    simulate_reference(Recorder(), x0, times, lambda t: np.zeros(1), rtol=1e-10, atol=1e-12)
+    if solver == "reference":
+        simulate_reference(Recorder(), x0, times, lambda t: np.zeros(1), rtol=1e-10, atol=1e-12)
+    else:
+        sim = CoSimulation(model, x0, **{**opts, "rtol": 1e-10, "atol": 1e-12})
+        states.append(x0.copy())
+        for _ in times[1:]:
+            sim.step(0.01)
+            states.append(sim.x.copy())
+        assert sim.stepper.stats["jacobians"] > 0
     E = np.array([_energy(c, x) for x in states])
     kinetic = [0.5 * float(x[c.n:2 * c.n] @ c.system.mass_matrix(c.system.kinematics(x[:c.n], x[c.n:2 * c.n]))
                            @ x[c.n:2 * c.n]) for x in states]
@@ -157,13 +168,21 @@ def test_total_energy_is_conserved_without_friction_constraints_and_input():
 
 
 # -- programmed constraints (17)-(22) ----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def paper_run():
+# The FMU's default (automatic: Dormand-Prince 5(4) for the paper's undamped crane), and the kernel's stiff
+# stepper ROS34PW2 on the same crane and on the crane with damped elements (where the automatic choice takes it
+# from 16 elements on).
+STEPPERS = {"automatic": ({}, "dopri5"), "ROS34PW2": ({"integrator": 1}, "rosenbrock"),
+            "ROS34PW2-damped": ({"integrator": 1, "sde_damping": 1e-4}, "rosenbrock")}
+
+
+@pytest.fixture(scope="module", params=list(STEPPERS))
+def paper_run(request):
     """The paper's conditions (4 elements, LuGre, constraints, torque (21)) for 1.6 s at the FMU's settings
-    (Dormand-Prince 5(4), rtol 1e-7, atol 1e-9): the position errors it leaves are ~1e-9, far below the
-    checked 1e-6."""
-    model, x0, opts = build_model({})
-    assert opts["atol"] == 1e-9 and opts["stepper"] == "dopri5"
+    (rtol 1e-7, atol 1e-9), with each stepper of STEPPERS: the position errors they leave are ~1e-9, far below
+    the checked 1e-6."""
+    values, stepper = STEPPERS[request.param]
+    model, x0, opts = build_model(values)
+    assert opts["atol"] == 1e-9 and opts["stepper"] == stepper
     sim = CoSimulation(model, x0, **opts)
     rows = [sim.outputs()]
     states = [sim.x.copy()]
@@ -175,12 +194,13 @@ def paper_run():
     return model, t, {k: np.array([r[k] for r in rows]) for k in rows[0]}, np.array(states)
 
 
-def test_fmu_tolerances_reach_the_stepper():
-    """The FMU parameters rtol and atol are the stepper's: a looser atol takes fewer evaluations (the
-    element rates, ~1e-3 rad/s, are then held to 1e-6 instead of 1e-9)."""
+@pytest.mark.parametrize("integrator", [2, 1])
+def test_fmu_tolerances_reach_the_stepper(integrator):
+    """The FMU parameters rtol and atol are the stepper's (DP5 and ROS34PW2): a looser atol takes fewer
+    evaluations (the element rates, ~1e-3 rad/s, are then held to 1e-6 instead of 1e-9)."""
     counts = []
     for atol in (1e-9, 1e-6):
-        model, x0, opts = build_model({"atol": atol, "rtol": 1e-6})
+        model, x0, opts = build_model({"atol": atol, "rtol": 1e-6, "integrator": integrator})
         sim = CoSimulation(model, x0, **opts)
         assert (sim.stepper.atol, sim.stepper.rtol) == (atol, 1e-6)
         for _ in range(5):

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FRICTION_MODELS", "BristleParameters", "stribeck", "bristle_rate", "friction_coefficient",
+__all__ = ["FRICTION_MODELS", "BristleParameters", "stribeck", "bristle_rate", "bristle_rate_derivatives",
+           "friction_coefficient",
            "steady_state_coefficient", "pin_friction_torque", "dissipation_rate"]
 
 # Selectable friction models (an integer FMU parameter).
@@ -71,6 +72,24 @@ def bristle_rate(model: str, v: np.ndarray, z: np.ndarray, p: BristleParameters)
         return v * _signed_power(1.0 - p.sigma0 * z * np.sign(v) / p.mu_s, p.gamma)
     if model == "lugre":
         return v - p.sigma0 * np.abs(v) * z / stribeck(v, p)
+    raise ValueError(f"unknown friction model {model!r}")
+
+
+def bristle_rate_derivatives(model: str, v: np.ndarray, z: np.ndarray, p: BristleParameters) -> tuple:
+    """``(∂ż/∂q̇, ∂ż/∂z)`` of :func:`bristle_rate` (the stiff stepper's Jacobian rows of the bristle states).
+    ``sgn q̇`` is piecewise constant, so at ``q̇ = 0`` these are the derivatives with ``sgn 0 = 0``.
+
+    >>> p = BristleParameters(*[np.array([x]) for x in (0.2, 0.1, 5.0, 0.022, 0.0, 1.0, 0.0175)])
+    >>> [float(d[0]) for d in bristle_rate_derivatives("lugre", np.array([1.0]), np.array([0.0]), p)]  # g = μ_k
+    [1.0, -50.0]
+    """
+    if model == "dahl":
+        x = 1.0 - p.sigma0 * z * np.sign(v) / p.mu_s
+        return _signed_power(x, p.gamma), -p.gamma * p.sigma0 * np.abs(v) * np.abs(x) ** (p.gamma - 1.0) / p.mu_s
+    if model == "lugre":
+        g = stribeck(v, p)
+        dg = (p.mu_s - p.mu_k) * np.exp(-(v / p.v_s) ** 2) * (-2.0 * v / p.v_s ** 2)
+        return 1.0 - p.sigma0 * z * (np.sign(v) * g - np.abs(v) * dg) / g ** 2, -p.sigma0 * np.abs(v) / g
     raise ValueError(f"unknown friction model {model!r}")
 
 

@@ -75,7 +75,7 @@ class CLibrary:
 # The exports are the binding's table of entry points (core/native/entry_points.py), as in setup.py.
 KERNEL = CLibrary(
     name="multibody",
-    sources=tuple(NATIVE / f"{s}.c" for s in ("kinematics", "dynamics", "task", "steppers", "reactions", "payload")),
+    sources=tuple(NATIVE / name for name in entry_points.SOURCES),
     flags=("-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=off", "-g0"),
     exports=entry_points.EXPORTS,
     in_package=True,

@@ -18,7 +18,8 @@ A *model* here is any object with
   two crossings in one check (a short taut phase) are not missed;
 * optionally ``compiled(t, inputs) -> (core.native.NativeIntegration, kernel inputs) | None``: the whole
   right-hand side in the compiled kernel, valid from ``t`` up to the next switching time; an explicit
-  stepper then runs its steps in the kernel too (same tableau and step-size control). When that integration
+  stepper, and the Rosenbrock-W stepper with the kernel's Jacobian, then run their steps in the kernel too
+  (same tableau, step-size control and Jacobian policy; ``integration.can_advance(stepper)``). When that integration
   has ``advance_to_event`` (``core.native.NativePayload``) it checks the event indicators after each of its
   steps, with steps no longer than the model's check interval, and stops before a step that changes a sign:
   the crossing is then located inside that step as above, and a communication step without a switch is one
@@ -29,14 +30,15 @@ A *model* here is any object with
 """
 from __future__ import annotations
 
+import ctypes
 import math
 from typing import Callable, Optional
 
 import numpy as np
 
-from .integrators import StepBudgetExceeded, StepFailure, _rounding, make_stepper
+from .integrators import StepBudgetExceeded, StepCancelled, StepFailure, _rounding, make_stepper
 
-__all__ = ["CoSimulation", "simulate_reference", "StepFailure", "EVENT_TIME_TOLERANCE"]
+__all__ = ["CoSimulation", "simulate_reference", "StepFailure", "StepCancelled", "EVENT_TIME_TOLERANCE"]
 
 # A located state event lies within this many seconds before the restart point: far below any time scale the
 # models resolve (the fastest, a wire's axial mode, has periods of milliseconds).
@@ -59,7 +61,8 @@ class CoSimulation:
     implicit ROS34PW2 for stiff models, :class:`rosenbrock.RosenbrockW`); ``max_step`` bounds the
     internal step of either (for the explicit one it is where a model puts its stability limit);
     ``max_internal_steps`` bounds the trial steps of one :meth:`step` (None: no bound), so that no
-    communication step can keep its caller busy without end."""
+    communication step can keep its caller busy without end. :meth:`cancel`, from another thread, ends a
+    running :meth:`step` between two internal steps (:class:`StepCancelled`, the state left at its start)."""
 
     def __init__(self, model, x0: np.ndarray, t0: float = 0.0, max_step: float = 0.01,
                  rtol: float = 1e-5, atol: float = 1e-9, inputs: Optional[np.ndarray] = None,
@@ -70,6 +73,10 @@ class CoSimulation:
         self.inputs = np.zeros(len(model.input_names)) if inputs is None else np.array(inputs, dtype=float)
         self.stepper = make_stepper(stepper, rtol=rtol, atol=atol, max_step=max_step)
         self.stepper.controlled = getattr(model, "controlled_states", None)  # None: every state
+        # Read by the stepper before every internal step, in Python or in the kernel (which gets its address):
+        # a plain int in C memory, so that a thread that does not hold the GIL may set it too.
+        self._cancel = ctypes.c_int(0)
+        self.stepper.cancel_flag = self._cancel
         self.max_internal_steps = None if max_internal_steps is None else int(max_internal_steps)
         self._impose = getattr(model, "impose_inputs", None)
         if self._impose is not None:
@@ -111,8 +118,21 @@ class CoSimulation:
             self._k, self._aux = self._f(self.t, self.x)
         return self._k, self._aux
 
+    def cancel(self) -> None:
+        """End the :meth:`step` running in another thread before its next internal step: it raises
+        :class:`StepCancelled` and leaves the state at the step's start. A cancel applies to the step in
+        progress only (each step starts uncancelled)."""
+        self._cancel.value = 1
+
+    @property
+    def cancel_flag_address(self) -> int:
+        """Address of the C ``int`` that :meth:`cancel` sets: a native caller (the FMI runtime's
+        ``fmi2CancelStep``) may write 1 there from any thread, without the GIL."""
+        return ctypes.addressof(self._cancel)
+
     def step(self, dt: float) -> None:
         """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged."""
+        self._cancel.value = 0
         self.stepper.step_budget = self.max_internal_steps
         try:
             self._step(dt)
@@ -224,7 +244,7 @@ class CoSimulation:
         """The stepper from ``t`` to ``t_end``: in the kernel when the model has a compiled right-hand side
         and the stepper a tableau, else in Python."""
         compiled = self.model.compiled(t, self.inputs) if hasattr(self.model, "compiled") else None
-        if compiled is not None and hasattr(self.stepper, "tableau"):
+        if compiled is not None and compiled[0].can_advance(self.stepper):
             integration, inputs = compiled
             return integration.advance(self.stepper, t, x, t_end, k, aux, inputs)
         return self.stepper.advance(self._f, t, x, t_end, k, aux)
@@ -244,12 +264,17 @@ class CoSimulation:
         return self.model.outputs(self.t, self.x, self.inputs, aux)
 
 
+IMPLICIT_METHODS = ("Radau", "BDF", "LSODA")  # solve_ivp's methods that take a Jacobian
+
+
 def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Callable[[float], np.ndarray],
                        rtol: float = 1e-10, atol: float = 1e-10, method: str = "DOP853",
                        on_step: Callable[[float], None] | None = None) -> dict:
     """Standalone solution on the grid ``times`` with inputs sampled at each grid point and held until
     the next one (exactly what a co-simulation master feeds an FMU). Returns ``{name: array}`` with
-    the outputs at every grid point, computed with the inputs of the step that ends there."""
+    the outputs at every grid point, computed with the inputs of the step that ends there. An implicit
+    ``method`` (``IMPLICIT_METHODS``, e.g. ``"Radau"`` for a stiff model) gets the model's ``jacobian(t, x, inputs)``
+    when it has one (the kernel's), else differences its own."""
     # Imported here, not at module level: the FMUs import this module, and scipy.integrate (through
     # scipy._lib._uarray) makes a native host that embeds Python crash at exit (README, Co-simulation engines).
     from scipy.integrate import solve_ivp
@@ -285,7 +310,16 @@ def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u
     the indicators held at their restart signs for ``EVENT_TIME_TOLERANCE`` more, so that the solver's root search
     never starts on a value within rounding of zero (scipy's brentq then finds no sign change and fails)."""
     def rhs(t, y):
-        return model.derivative(t, y, u_in)[0]
+        try:
+            return model.derivative(t, y, u_in)[0]
+        except (ValueError, ArithmeticError):  # a trial stage left the model's domain: NaN makes the solver
+            return np.full(y.size, np.nan)     # reject the step and retry a shorter one, as the FMU's steppers do
+
+    jac = None
+    if method in IMPLICIT_METHODS and getattr(model, "jacobian", None) is not None:
+        def jac(t, y):
+            J = model.jacobian(t, y, u_in)
+            return J if J is not None else _difference_jacobian(rhs, t, y)
 
     indicators = getattr(model, "event_indicators", None)
     t = t0
@@ -295,8 +329,10 @@ def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u
             start_signs = np.sign(indicators(t, x, u_in))
             events = [_terminal(lambda tt, y, i=i, ts=t, s0=float(s0): s0 if tt - ts < EVENT_TIME_TOLERANCE
                                 else indicators(tt, y, u_in)[i]) for i, s0 in enumerate(start_signs)]
-        sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
-                        events=events)
+        options = {"jac": jac} if jac is not None else {}
+        with np.errstate(invalid="ignore"):  # the NaN stages of a rejected step (rhs) are not worth a warning
+            sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
+                            events=events, **options)
         if not sol.success:
             raise StepFailure(f"reference solver failed at t = {t:.6g} s: {sol.message}")
         x, t = sol.y[:, -1], sol.t[-1]
@@ -304,12 +340,18 @@ def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u
             before, nudge = start_signs, EVENT_TIME_TOLERANCE
             while True:
                 t_past = min(t + nudge, t1)
-                y = solve_ivp(rhs, (t, t_past), x, method=method, rtol=rtol, atol=atol).y[:, -1]
+                y = solve_ivp(rhs, (t, t_past), x, method=method, rtol=rtol, atol=atol, **options).y[:, -1]
                 if t_past >= t1 or nudge >= 1e-6 or not np.array_equal(np.sign(indicators(t_past, y, u_in)), before):
                     break
                 nudge *= 10.0
             x, t = y, t_past
     return x
+
+
+def _difference_jacobian(rhs, t: float, y: np.ndarray) -> np.ndarray:
+    from .rosenbrock import forward_difference_jacobian
+
+    return forward_difference_jacobian(lambda tt, yy: (rhs(tt, yy), None), t, y, rhs(t, y))
 
 
 def _terminal(fun):

@@ -28,11 +28,11 @@ from typing import Callable, Optional
 import numpy as np
 
 from .rosenbrock import RosenbrockW, forward_difference_jacobian  # noqa: F401 (re-exported)
-from .step_control import (StepBudgetExceeded, StepFailure, _error_part, _new_stats, _rms, _rounding,  # noqa: F401
-                           _spend_step)
+from .step_control import (StepBudgetExceeded, StepCancelled, StepFailure, _error_part, _new_stats, _rms,  # noqa: F401
+                           _rounding, _spend_step)
 
 __all__ = ["EmbeddedRK23", "DormandPrince54", "RosenbrockW", "StepFailure", "make_stepper", "STEPPERS",
-           "INTEGRATOR_CODES", "stepper_for_code", "StepBudgetExceeded"]
+           "INTEGRATOR_CODES", "stepper_for_code", "StepBudgetExceeded", "StepCancelled"]
 
 
 # Bogacki & Shampine (1989) coefficients.
@@ -59,6 +59,7 @@ class _ExplicitPair:
     stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
     step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
     controlled: Optional[int] = field(default=None, repr=False, compare=False)  # see _error_part
+    cancel_flag: Optional[object] = field(default=None, repr=False, compare=False)  # see _spend_step
     _ORDER = 3
 
     def get_state(self):

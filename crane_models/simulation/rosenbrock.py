@@ -83,17 +83,28 @@ class RosenbrockW:
     stats: dict = field(default_factory=_new_stats, repr=False, compare=False)
     step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
     controlled: Optional[int] = field(default=None, repr=False, compare=False)  # see _error_part
+    cancel_flag: Optional[object] = field(default=None, repr=False, compare=False)  # see _spend_step
     J: Optional[np.ndarray] = field(default=None, repr=False)
     J_age: int = 0  # accepted steps since J was computed (0: computed at the current point)
     _winv: Optional[np.ndarray] = field(default=None, repr=False)
     _winv_h: float = 0.0
+    # The kernel's stepper (core.native.implicit) keeps the LU of the reduced W instead of W⁻¹ (None: none
+    # valid), its pivots, and the step it was formed for; it writes J and the LU in place.
+    _lu: Optional[np.ndarray] = field(default=None, repr=False)
+    _lu_piv: Optional[np.ndarray] = field(default=None, repr=False)
+    _lu_h: float = 0.0
 
     def get_state(self):
-        """What a replay needs to take the same steps: step size, Jacobian, its age and ``W⁻¹``."""
-        return (self.h, self.J, self.J_age, self._winv, self._winv_h)
+        """What a replay needs to take the same steps: step size, Jacobian, its age and ``W⁻¹`` (or the
+        kernel's LU of W). Copies: the kernel overwrites J and the LU in place."""
+        copy = (lambda a: None if a is None else a.copy())
+        return (self.h, copy(self.J), self.J_age, self._winv, self._winv_h, copy(self._lu), copy(self._lu_piv),
+                self._lu_h)
 
     def set_state(self, state) -> None:
-        self.h, self.J, self.J_age, self._winv, self._winv_h = state
+        h, J, self.J_age, self._winv, self._winv_h, lu, piv, self._lu_h = state
+        copy = (lambda a: None if a is None else np.array(a))
+        self.h, self.J, self._lu, self._lu_piv = float(h), copy(J), copy(lu), copy(piv)
 
     def _refresh_jacobian(self, f: Callable, t: float, y: np.ndarray, f0: np.ndarray) -> None:
         st = self.stats

@@ -7,7 +7,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["StepFailure", "StepBudgetExceeded"]
+__all__ = ["StepFailure", "StepBudgetExceeded", "StepCancelled"]
 
 
 class StepFailure(RuntimeError):
@@ -18,10 +18,19 @@ class StepBudgetExceeded(StepFailure):
     """The integrator used up its budget of internal steps (``step_budget``) before reaching the end."""
 
 
+class StepCancelled(StepFailure):
+    """The caller cancelled the step (``stepper.cancel_flag`` set, e.g. from another thread) between two
+    internal steps."""
+
+
 def _spend_step(stepper, t: float) -> None:
-    """Count one trial step against ``stepper.step_budget`` (None: unbounded). Why a budget: a step size
-    that cannot advance ``t`` (``t + h == t``), a huge communication step or a model driven far outside its
-    design would otherwise keep ``doStep`` busy for hours; with it, the call ends with a message."""
+    """Count one trial step against ``stepper.step_budget`` (None: unbounded), and end the step when its
+    ``cancel_flag`` (a ``ctypes.c_int``, or None) is set. Why a budget: a step size that cannot advance ``t``
+    (``t + h == t``), a huge communication step or a model driven far outside its design would otherwise keep
+    ``doStep`` busy for hours; with it, the call ends with a message."""
+    flag = stepper.cancel_flag
+    if flag is not None and flag.value:
+        raise StepCancelled(f"the step was cancelled at t = {t:.9g} s")
     if stepper.step_budget is not None:
         if stepper.step_budget <= 0:
             raise StepBudgetExceeded(f"the budget of internal steps ran out at t = {t:.9g} s")

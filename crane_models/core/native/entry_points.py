@@ -22,7 +22,12 @@ This module imports only ctypes: ``setup.py`` loads it by its file path before t
 """
 from ctypes import c_double, c_int, c_void_p
 
-__all__ = ["PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_value"]
+__all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_value"]
+
+# The kernel's C files (in this folder), the one list of them: setup.py compiles them for this machine,
+# fmi/platforms.py for every FMU platform. A new .c file is added here.
+SOURCES = ("kinematics.c", "dynamics.c", "task.c", "steppers.c", "reactions.c", "payload.c", "lu.c", "jacobian.c",
+           "rosenbrock.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -48,6 +53,10 @@ PROTOTYPES = {
     "mbs_payload_derivative": (c_int, (_P,) * 9),
     "mbs_payload_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 2 + (c_int, _P, c_int, c_int)
                               + (_P,) * 3),
+    # jacobian.c
+    "mbs_task_jacobian": (c_int, (_P,) * 4 + (c_int, c_double) + (_P,) * 3 + (c_int,) + (_P,) * 3),
+    # rosenbrock.c
+    "mbs_rosenbrock_integrate": (c_int, (_P,) * 7 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 3),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

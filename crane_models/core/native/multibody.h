@@ -210,7 +210,12 @@ typedef struct {
 typedef struct {
     double rtol, atol, max_step, min_step, h, t;
     long evaluations, accepted, rejected, max_steps;
+    const volatile int *cancel; /* NULL, or a flag another thread may set: checked before every trial step */
 } mbs_stepper;
+
+/* Return codes of the stepping calls (mbs_integrate, mbs_payload_integrate, mbs_rosenbrock_integrate). */
+enum { MBS_DONE = 0, MBS_STEP_TOO_SMALL = 1, MBS_OUT_OF_STEPS = 2, MBS_EVENT = 3, MBS_CANCELLED = 4,
+       MBS_NO_JACOBIAN = 5 };
 
 /* A right-hand side for mbs_integrate_rhs: ydot at (t, y), evaluated into the record rec (and its tail) with
  * scratch work; returns nonzero when it cannot be evaluated (the step is then rejected). */
@@ -224,6 +229,66 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
 int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                   const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
                   double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work);
+
+/* A tree's right-hand side for the steppers: mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative
+ * (y = [q; u; z]); rec_size: doubles of the record before its tail (steppers.c). */
+typedef struct {
+    const mbs_model *m;
+    const mbs_effort_law *law;
+    const double *inputs;
+    const mbs_task *task;
+    int rec_size;
+} tree_rhs;
+int mbs_tree_eval(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work);
+
+/* Bristle rate (14) of joint jn of a task and its derivatives by the joint rate v and the deflection z (task.c). */
+void mbs_bristle_jacobian(const mbs_task *task, int jn, double v, double z, double *dzdot_dv, double *dzdot_dz);
+
+/* Dense LU with partial pivoting of a row-major n x n matrix, in place (lu.c); piv: the row exchanged with row k
+ * at step k. Returns 0, or k + 1 when column k has no nonzero pivot (singular, or NaN). */
+int mbs_lu_factor(int n, double *A, int *piv);
+void mbs_lu_solve(int n, const double *LU, const int *piv, double *b);
+
+/* d ydot / d y (size x size, row-major) of a tree's right-hand side at (t, y), ydot = f0 there, by forward or
+ * (central = 1) central differences where it has no closed form (jacobian.c). */
+int mbs_tree_jacobian(const tree_rhs *c, double t, const double *y, const double *f0, double *J, int central,
+                      double *rec, double *model_work, double *work);
+
+/* A linearly implicit Rosenbrock-W method (simulation/rosenbrock.py is the specification and gives the
+ * coefficients; Hairer & Wanner IV.7 (7.4)):
+ *   (I - h gamma J) k_i = h f(t + c_i h, y + sum_j alpha_ij k_j) + h J sum_j g_ij k_j,
+ *   y_1 = y + sum_i b_i k_i,  error estimate sum_i e_i k_i. */
+typedef struct {
+    int stages, order;            /* order: of the error estimate's leading term (step-size controller) */
+    double gamma;
+    const double *alpha, *g;      /* (stages, stages), row-major, strictly lower */
+    const double *b, *e, *c;      /* (stages) */
+} mbs_wtableau;
+
+/* What the stiff stepper keeps from one call to the next (rosenbrock.RosenbrockW's J, J_age, W^-1): the
+ * Jacobian, its age in accepted steps, and the LU of the reduced iteration matrix with the step it is for. */
+typedef struct {
+    double *J;                    /* (size, size) */
+    double *lu;                   /* (n + nx)^2, nx = size - 2 n */
+    int *piv;                     /* (n + nx) */
+    int have_J, J_age, max_age, lu_valid;
+    double lu_h;
+    long jacobians, jacobian_evaluations;
+} mbs_implicit;
+
+/* d ydot / d y of a right-hand side (f0 = ydot at (t, y)) into J; nonzero when it cannot be evaluated. */
+typedef int (*mbs_jac)(const void *ctx, double t, const double *y, const double *f0, double *J, double *rec,
+                       double *model_work, double *work);
+int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size, const mbs_wtableau *tab,
+                       mbs_stepper *st, mbs_implicit *imp, double t, double t_end, double *y, double *k1,
+                       double *recs, int rec_stride, int *final, double *model_work, double *work);
+int mbs_rosenbrock_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
+                             const mbs_task *task, const mbs_wtableau *tab, mbs_stepper *st, mbs_implicit *imp,
+                             double t, double t_end, double *y, double *k1, double *recs, int rec_size,
+                             int rec_stride, int *final, double *model_work, double *work);
+int mbs_task_jacobian(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
+                      int rec_size, double t, const double *y, const double *f0, double *J, int central, double *rec,
+                      double *model_work, double *work);
 
 /* A point-mass payload on a hoisting wire from the point `point` (body coordinates) of `body`, with a winch
  * and an optional compliant deck (payload.c; crane_models/core/payload.py is the specification). */

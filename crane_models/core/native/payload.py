@@ -31,6 +31,8 @@ class NativePayload(NativeIntegration):
     indicator's sign. ``make_aux(record, tail, y)``: the model's ``aux`` from the record of the evaluation at
     ``y`` and its tail (the ``PAYLOAD_RESULT`` doubles of ``mbs_payload_derivative``)."""
 
+    implicit_steps = False  # the kernel's Jacobian is a tree's (mbs_tree_jacobian), not the wire's
+
     def __init__(self, native: NativeSystem, law: NativeEffortLaw, body: int, point, mass: float, g: float, wire,
                  winch, winch_input: int, deck=None, deck_height: float = 0.0,
                  make_aux: Optional[Callable] = None) -> None:

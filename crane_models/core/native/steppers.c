@@ -20,15 +20,7 @@ static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double 
     return code;
 }
 
-typedef struct {
-    const mbs_model *m;
-    const mbs_effort_law *law;
-    const double *inputs;
-    const mbs_task *task;
-    int rec_size;
-} tree_rhs;
-
-static int tree_eval(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work) {
+int mbs_tree_eval(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work) {
     const tree_rhs *c = ctx;
     return rhs_eval(c->m, c->law, c->inputs, c->task, c->rec_size, t, y, ydot, rec, work);
 }
@@ -37,12 +29,13 @@ static int tree_eval(const void *ctx, double t, const double *y, double *ydot, d
  * (the derivative at t) are updated in place to the values at t_end. recs: three records of rec_size + tail
  * doubles; *final is the one that holds the evaluation at t_end (-1 when no step was needed). work: stages
  * x size + size doubles. Returns 0, 1 when the step size fell below min_step, or 2 when max_steps trial steps
- * did not reach t_end (st->t: where, y and k1 at st->t). */
+ * did not reach t_end (st->t: where, y and k1 at st->t), or 4 (MBS_CANCELLED) when st->cancel was set before a
+ * trial step (y and k1 at st->t, the last accepted point). */
 int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                   const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
                   double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
     const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    return mbs_integrate_rhs(tree_eval, &ctx, 2 * m->n + (task ? task->n_joints : 0), NULL, 0, tab, st, t, t_end,
+    return mbs_integrate_rhs(mbs_tree_eval, &ctx, 2 * m->n + (task ? task->n_joints : 0), NULL, 0, tab, st, t, t_end,
                              y, k1, recs, rec_stride, final, model_work, work);
 }
 
@@ -60,6 +53,7 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
     *final = -1;
     while (t_end - t > tol_end) {
         if (st->accepted + st->rejected >= st->max_steps) { st->t = t; st->h = h; *final = cur; return 2; }
+        if (st->cancel && *st->cancel) { st->t = t; st->h = h; *final = cur; return MBS_CANCELLED; }
         h = fmin(h, st->max_step);
         const int last = t + h >= t_end - tol_end;
         const double h_try = last ? t_end - t : h;

@@ -65,7 +65,8 @@ class _Tableau(ctypes.Structure):
 
 class _Stepper(ctypes.Structure):
     _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
-        (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected", "max_steps")]
+        (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected", "max_steps")] + [
+        ("cancel", ctypes.c_void_p)]
 
 
 class NativeTableau:
@@ -80,8 +81,10 @@ class NativeTableau:
 class NativeIntegration:
     """A model's whole right-hand side in the kernel -- ``mbs_derivative`` for ``y = [q; u]``, or with a
     :class:`NativeTask` ``mbs_task_derivative`` for ``y = [q; u; z]`` -- stepped by ``mbs_integrate`` with an
-    explicit pair of :mod:`integrators` (same tableau, same step-size control, the Python stepper being the
-    specification): no Python between the stages of a communication step.
+    explicit pair of :mod:`integrators`, or by ``mbs_rosenbrock_integrate`` with the Rosenbrock-W stepper
+    (same tableau, same step-size control, the Python stepper being the specification): no Python between
+    the stages of a communication step. The stepper's ``cancel_flag`` (a ``ctypes.c_int``) ends a call between
+    two internal steps when another thread sets it.
 
     ``make_aux(record, tail)`` turns the record of the last evaluation into the model's ``aux`` (default:
     its kinematics, as :meth:`NativeSystem.derivative` returns them)."""
@@ -104,26 +107,47 @@ class NativeIntegration:
         self._stepper = _Stepper()
         self._work = np.empty(0)  # the stages and the stage input
         self._tableaus = {}
+        self._implicit = None  # implicit.NativeRosenbrock, made on first use
+
+    # Only the tree right-hand sides have the kernel's Jacobian (a payload's wire is not in it).
+    implicit_steps = True
+
+    def can_advance(self, stepper) -> bool:
+        """Whether :meth:`advance` runs ``stepper`` in the kernel: an explicit pair (a ``tableau()``), or the
+        Rosenbrock-W stepper without a Jacobian of its own and with every state under error control."""
+        from ...simulation.rosenbrock import RosenbrockW
+
+        if hasattr(stepper, "tableau"):
+            return True
+        return (self.implicit_steps and isinstance(stepper, RosenbrockW) and stepper.jacobian is None
+                and stepper.controlled in (None, self.size))
+
+    def _rosenbrock(self):
+        if self._implicit is None:
+            from .implicit import NativeRosenbrock
+
+            self._implicit = NativeRosenbrock(self)
+        return self._implicit
 
     def advance(self, stepper, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux, inputs: np.ndarray) -> tuple:
-        """``stepper.advance`` (an explicit pair with a ``tableau()``) in the kernel: ``(y, k_end, aux_end)``
-        at ``t_end``; raises the stepper's StepFailure as it does."""
-        from ...simulation.integrators import StepBudgetExceeded, StepFailure
+        """``stepper.advance`` (see :meth:`can_advance`) in the kernel: ``(y, k_end, aux_end)`` at ``t_end``;
+        raises the stepper's StepFailure as it does (StepCancelled when its ``cancel_flag`` was set)."""
+        from ...simulation.integrators import StepBudgetExceeded, StepCancelled, StepFailure
 
-        tableau = self._tableaus.get(type(stepper))
-        if tableau is None:
-            tableau = self._tableaus[type(stepper)] = NativeTableau(*stepper.tableau())
-        if self._work.size < (tableau.stages + 1) * self.size:
-            self._work = np.empty((tableau.stages + 1) * self.size)
         st = self._stepper
         st.rtol, st.atol, st.max_step, st.min_step, st.h = stepper.rtol, stepper.atol, stepper.max_step, \
             stepper.min_step, stepper.h
         st.evaluations = st.accepted = st.rejected = 0
         budget = getattr(stepper, "step_budget", None)
         st.max_steps = _LONG_MAX if budget is None else max(int(budget), 0)
+        flag = getattr(stepper, "cancel_flag", None)
+        st.cancel = ctypes.addressof(flag) if flag is not None else None
         y = np.array(y, dtype=float)
         k = np.array(k1, dtype=float)
-        code = self._run(tableau, inputs, t, t_end, y, k)
+        if hasattr(stepper, "tableau"):
+            code = self._run(self._explicit_tableau(stepper), inputs, t, t_end, y, k)
+        else:
+            code = self._rosenbrock().advance(stepper, st, t, y, t_end, k, inputs)
         stats = stepper.stats
         stats["evaluations"] += st.evaluations
         stats["accepted"] += st.accepted
@@ -132,6 +156,10 @@ class NativeIntegration:
             stepper.step_budget = budget - (st.accepted + st.rejected)
         if code == 2:
             raise StepBudgetExceeded(f"the budget of internal steps ran out at t = {st.t:.9g} s")
+        if code == 4:
+            raise StepCancelled(f"the step was cancelled at t = {st.t:.9g} s")
+        if code == 5:
+            raise StepFailure(f"the Jacobian could not be evaluated at t = {st.t:.9g} s")
         if code:
             raise StepFailure(f"step size fell below {stepper.min_step:g} s at t = {st.t:.9g} s")
         stepper.h = st.h
@@ -140,6 +168,32 @@ class NativeIntegration:
             rec = self._recs[i * self._stride:(i + 1) * self._stride].copy()
             aux = self._make_aux(rec[:self._native.size], rec[self._native.size:])
         return y, k, aux
+
+    def _explicit_tableau(self, stepper) -> NativeTableau:
+        tableau = self._tableaus.get(type(stepper))
+        if tableau is None:
+            tableau = self._tableaus[type(stepper)] = NativeTableau(*stepper.tableau())
+        if self._work.size < (tableau.stages + 1) * self.size:
+            self._work = np.empty((tableau.stages + 1) * self.size)
+        return tableau
+
+    def jacobian(self, t: float, y: np.ndarray, inputs: np.ndarray, f0: Optional[np.ndarray] = None,
+                 central: bool = False) -> np.ndarray:
+        """``∂ẏ/∂y`` (size × size) at ``(t, y)`` by the kernel (``mbs_task_jacobian``: the kinematic and bristle
+        rows exact, the acceleration rows by forward differences as the stepper's, ~1e-5 per block, or
+        ``central`` ones, ~1e-8); ``f0``: ``ẏ`` there, if known."""
+        if f0 is None:
+            f0 = self.derivative_of(t, y, inputs)
+        return self._rosenbrock().jacobian(t, y, f0, inputs, central)
+
+    def derivative_of(self, t: float, y: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """``ẏ`` at ``(t, y)``: one evaluation in the kernel (ValueError when it fails)."""
+        native, n = self._native, self._native.n
+        if self._task is None:
+            kin = native.derivative(y, self._law, inputs)
+            return kin.xdot.copy()
+        kin, tail = native.task_derivative(y[:n], y[n:2 * n], y[2 * n:], self._law, inputs, self._task, t)
+        return np.concatenate((kin.xdot, tail[:self._task.n_joints]))
 
     def _run(self, tableau: NativeTableau, inputs: np.ndarray, t: float, t_end: float, y: np.ndarray,
              k: np.ndarray) -> int:

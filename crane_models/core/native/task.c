@@ -202,6 +202,26 @@ static void bristle(const mbs_task *task, int jn, double v, double z, double *zd
     }
 }
 
+/* d z'/d v and d z'/d z of bristle() (the stiff stepper's Jacobian; friction.bristle_rate_derivatives is the
+ * specification): LuGre z' = v - sigma0 |v| z / g(v), Dahl z' = v sgn(x) |x|^gamma, x = 1 - sigma0 z sgn(v) / mu_s
+ * (piecewise in sgn v; at v = 0 the derivatives of the v > 0 branch's limit as sgn 0 = 0 gives). */
+void mbs_bristle_jacobian(const mbs_task *task, int jn, double v, double z, double *dzdot_dv, double *dzdot_dz) {
+    const double s0 = task->sigma0[jn];
+    if (task->friction_kind == 1) {
+        const double x = 1.0 - s0 * z * sign(v) / task->mu_s[jn], gam = task->gamma[jn];
+        *dzdot_dv = sign(x) * pow(fabs(x), gam);
+        *dzdot_dz = -gam * s0 * fabs(v) * pow(fabs(x), gam - 1.0) / task->mu_s[jn];
+    } else if (task->friction_kind == 2) {
+        const double vs = task->v_s[jn], r = v / vs, ex = exp(-r * r);
+        const double g = task->mu_k[jn] + (task->mu_s[jn] - task->mu_k[jn]) * ex;
+        const double dg = (task->mu_s[jn] - task->mu_k[jn]) * ex * (-2.0 * r / vs);
+        *dzdot_dv = 1.0 - s0 * z * (sign(v) * g - fabs(v) * dg) / (g * g);
+        *dzdot_dz = -s0 * fabs(v) / g;
+    } else {
+        *dzdot_dv = *dzdot_dz = 0.0;
+    }
+}
+
 /* Friction torques t_f = -mu f_n d / 2 (13) with f_n = |f_xy| of f = f0 + F1 t_f: `iterations` fixed-point
  * passes from t_f = 0 (FlexibleCrane.evaluate), then f_n at the final torques. */
 static void friction_fixed_point(const mbs_task *task, const double *f0, const double *F1, const double *mu,

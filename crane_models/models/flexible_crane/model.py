@@ -49,6 +49,13 @@ class FlexibleCraneModel:
         crane._drive[0] = crane.drive_torque(t) + float(inputs[0])
         return native[3], crane._drive
 
+    def jacobian(self, t: float, x: np.ndarray, inputs: np.ndarray, central: bool = True):
+        """``∂ẋ/∂x`` at ``(t, x)`` by the kernel (``mbs_task_jacobian``: kinematic and bristle rows exact, the
+        accelerations by central, or forward, differences), or None without the kernel (then
+        ``simulation.stiffness.model_jacobian`` differentiates :meth:`derivative`)."""
+        compiled = self.compiled(t, inputs)
+        return None if compiled is None else compiled[0].jacobian(t, x, compiled[1], central=central)
+
     def evaluate(self, t: float, x: np.ndarray, inputs: np.ndarray) -> dict:
         n = self.n
         return self.crane.evaluate(t, x[:n], x[n:2 * n], x[2 * n:], float(inputs[0]))

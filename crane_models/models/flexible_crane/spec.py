@@ -1,17 +1,21 @@
 """FMU ``FlexibleCrane``: its variables and model factory."""
 from __future__ import annotations
 
-from ...fmi.spec import (MAX_STEP_LOW, FmuSpec, FmuVariable, integrator_parameter, parameters_from_dataclasses,
-                         split_values)
+import numpy as np
+
+from ...fmi.spec import MAX_STEP_LOW, FmuSpec, FmuVariable, parameters_from_dataclasses, split_values
 from .crane import INPUTS, OUTPUTS, FlexibleCrane
 from .model import FlexibleCraneModel
 from .statics import stable_step
 from .parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
                          ProgrammedMotionParameters, SupportParameters)
 from ...core.friction import FRICTION_MODELS
-from ...simulation.integrators import stepper_for_code
+from ...simulation.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
+from ...simulation.stiffness import model_jacobian, stiffness_estimate
 
 __all__ = ["flexible_crane_spec", "build_model", "PARAMETER_CLASSES", "FMUS"]
+
+AUTOMATIC = max(INTEGRATOR_CODES) + 1  # the integrator code of the automatic choice (3)
 
 PARAMETER_CLASSES = (FlexibleCraneParameters, SupportParameters, FrictionTable, ProgrammedMotionParameters,
                      FlexibleCraneInitialState)
@@ -28,11 +32,15 @@ SETTINGS = [
                 True, "boolean"),
     FmuVariable("start_static", "", "start from the static equilibrium at the joint angles (23) instead of the "
                 "undeformed state of the paper", False, "boolean"),
-    # Dormand-Prince 5(4) by default: accuracy, not stability, limits the step (the undamped element and
-    # support modes carry a large part of the joint forces and must be followed in phase), and the 5th-order
-    # pair needs a third of RK23's evaluations for it; the L-stable Rosenbrock-W stepper would damp those
-    # modes at a large step and needs more evaluations at equal accuracy (README, FlexibleCrane performance).
-    integrator_parameter(2),
+    # Automatic by default (simulation/stiffness.py): the paper's undamped crane gets Dormand-Prince 5(4) --
+    # accuracy, not stability, limits the step (the undamped element and support modes carry a large part of
+    # the joint forces and must be followed in phase), and the 5th-order pair needs a third of RK23's
+    # evaluations for it, while the Rosenbrock-W stepper would need more at equal accuracy; with damped
+    # elements (sde_damping) the high element modes decay and the explicit pair is held by their stability
+    # limit alone: then the kernel's Rosenbrock-W stepper (README, FlexibleCrane performance).
+    FmuVariable("integrator", "", INTEGRATOR_DESCRIPTION + f", {AUTOMATIC} automatic: 1 when the spectrum of the "
+                "Jacobian at the start has modes that decay far faster than the fastest one that must be followed "
+                "(damped elements), else 2", AUTOMATIC, "integer", low=min(INTEGRATOR_CODES), high=AUTOMATIC),
     FmuVariable("max_step", "s", "largest internal step inside doStep; with an explicit stepper (RK23, DP5) "
                 "the model lowers it to 1.5/omega_max of its stiffest mode (stability)", 0.01, low=MAX_STEP_LOW,
                 high=1.0),
@@ -64,12 +72,20 @@ def build_model(values: dict) -> tuple:
                           paper_torque_enabled=bool(values["paper_torque_enabled"]), init=init)
     model = FlexibleCraneModel(crane)
     x0 = model.initial_state(init, static=bool(values["start_static"]))
-    stepper = stepper_for_code(values["integrator"])
+    stepper = choose_stepper(model, x0, values["integrator"], float(values["rtol"]))
     max_step = float(values["max_step"])
     if stepper != "rosenbrock":  # an explicit stepper's stability limit (RK23's, DP5's is wider); L-stable: none
         max_step = min(max_step, stable_step(crane, x0[:crane.n]))
     return model, x0, {"max_step": max_step, "rtol": float(values["rtol"]), "atol": float(values["atol"]),
                        "stepper": stepper}
+
+
+def choose_stepper(model: FlexibleCraneModel, x0, code, rtol: float) -> str:
+    """The stepper of the ``integrator`` parameter; for the automatic code the stiffness estimate of the
+    Jacobian at ``x0`` (``simulation.stiffness``) decides between ROS34PW2 and DP5."""
+    if code == AUTOMATIC:
+        return stiffness_estimate(model_jacobian(model, 0.0, x0, np.zeros(1)), rtol).stepper
+    return stepper_for_code(code)
 
 
 def flexible_crane_spec() -> FmuSpec:
