@@ -22,6 +22,9 @@ from crane_models.fmi import bundle  # noqa: E402
 
 PACKAGE = Path(bundle.__file__).resolve().parents[1]  # the checkout's crane_models, or the installed copy
 CHECKOUT = HERE.parent  # pyproject.toml, tests/, fmu_src/: where the tests run from, installed or not
+# The project's code an FMU must not load from outside itself: the package (in the checkout and where pip put it)
+# and the slave and build scripts. Not the whole checkout: CI's virtual environment lives inside it.
+PROJECT_CODE = (PACKAGE, CHECKOUT / "crane_models", CHECKOUT / "fmu_src", CHECKOUT / "build_scripts")
 # The FMI builders copy themselves into every FMU's resources/ (seen in every FMU: test_fmus_carry_the_builders)
 BUILDER_PACKAGES = {"pythonfmu", "pythonfmu3"}
 
@@ -184,8 +187,8 @@ def test_every_fmu_runs_from_its_own_files(fmus, tmp_path):
     script = tmp_path / "load_alone.py"
     script.write_text(LOAD_ALONE)
     for fmu in fmus:
-        done = subprocess.run([sys.executable, str(script), str(fmu), str(CHECKOUT), str(PACKAGE)], capture_output=True, text=True,
-                              timeout=300, cwd=tmp_path)
+        done = subprocess.run([sys.executable, str(script), str(fmu), *map(str, PROJECT_CODE)], capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-3000:]
         count, rest = re.match(r"bundled (\d+) (.*)", done.stdout.strip().splitlines()[-1]).groups()
         assert int(count) > 20 and rest == "outside [] foreign []", (fmu, done.stdout)
