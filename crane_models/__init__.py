@@ -2,7 +2,7 @@
 from .core.kane import Body, MultibodySystem, Kinematics
 from .models.knuckle_boom.crane import (KnuckleBoomController, KnuckleBoomCrane, KnuckleBoomInitialState, KnuckleBoomModel,
                            KnuckleBoomParameters)
-from .simulation.cosimulation import CoSimulation, simulate_reference
+from .integration.cosimulation import CoSimulation, simulate_reference
 
 __version__ = "0.1.0"
 

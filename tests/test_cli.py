@@ -356,7 +356,7 @@ def test_ecos_refuses_fewer_than_ten_steps(capsys, fmu_dir):
     (1.0, 1.0, 2),
 ])
 def test_communication_grid_ends_exactly_at_the_stop_time(stop, step, points):
-    from crane_models.simulation.scenario import communication_grid
+    from crane_models.integration.scenario import communication_grid
 
     t = communication_grid(stop, step)
     assert len(t) == points and t[0] == 0.0 and t[-1] == stop

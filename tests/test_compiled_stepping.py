@@ -12,11 +12,11 @@ import pytest
 from crane_models.core import native as kane_native
 from crane_models.core.effort_laws import CoordinateEffortLaw
 from crane_models.models.flexible_crane.spec import build_model
-from crane_models.simulation.integrators import DormandPrince54, EmbeddedRK23, StepFailure
+from crane_models.integration.integrators import DormandPrince54, EmbeddedRK23, StepFailure
 from crane_models.core.state_derivative import StateDerivative
 from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
-from crane_models.simulation.cosimulation import CoSimulation
+from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models.vessel_crane.crane import VesselCraneInitialState, VesselCraneModel
 from fmu_helpers import NO_KERNEL
 

@@ -21,7 +21,7 @@ import pytest
 from crane_models.fmi.registry import SPECS
 from crane_models.models import collect
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu
-from crane_models.simulation.scenario import Scenario
+from crane_models.integration.scenario import Scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fmu_helpers import build_fmus  # noqa: E402

@@ -1,4 +1,4 @@
-"""State events in the co-simulation stepper (simulation/cosimulation.py): a step never crosses an indicator's
+"""State events in the co-simulation stepper (integration/cosimulation.py): a step never crosses an indicator's
 sign change; the crossing is narrowed by the Illinois variant of regula falsi to EVENT_TIME_TOLERANCE, with
 bisection after as many estimates as bisection would have needed.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crane_models.simulation.cosimulation import EVENT_TIME_TOLERANCE, CoSimulation
+from crane_models.integration.cosimulation import EVENT_TIME_TOLERANCE, CoSimulation
 
 SPEED = 0.7
 

@@ -76,7 +76,7 @@ def test_fmu_code_imports_no_scipy(fmu_dir, name, tmp_path):
 def test_model_outputs_are_exactly_the_fmu_outputs(name):
     """The adapter stores a model's output dict as it is: every key must be an output variable of the FMU
     (a stray key could shadow an input or parameter) and every output must be produced."""
-    from crane_models.simulation.cosimulation import CoSimulation
+    from crane_models.integration.cosimulation import CoSimulation
 
     spec = SPECS[name]()
     model, x0, options = spec.build({v.name: v.start for v in spec.parameters})

@@ -11,7 +11,7 @@ from crane_models.core import native as kernel
 from crane_models.models.flexible_crane.parameters import FlexibleCraneParameters, SupportParameters
 from crane_models.models.flexible_crane.scenarios import DAMPED_ELEMENTS, SCENARIOS
 from crane_models.models.flexible_crane.spec import build_model
-from crane_models.simulation.cosimulation import CoSimulation
+from crane_models.integration.cosimulation import CoSimulation
 
 pytestmark = pytest.mark.skipif(kernel.library() is None, reason="kernel not loaded")
 P = FlexibleCraneParameters()

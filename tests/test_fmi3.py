@@ -11,7 +11,7 @@ from fmpy.validation import validate_fmu  # noqa: E402
 
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu  # noqa: E402
 from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting  # noqa: E402
-from crane_models.simulation.scenario import Scenario  # noqa: E402
+from crane_models.integration.scenario import Scenario  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 
 

@@ -15,8 +15,8 @@ from fmpy.fmi1 import FMICallException
 from crane_models.core import native as kane_native
 from crane_models.fmi.registry import SPECS
 from crane_models.models.knuckle_boom.spec import knuckle_boom_spec
-from crane_models.simulation.cosimulation import CoSimulation
-from crane_models.simulation.integrators import StepBudgetExceeded
+from crane_models.integration.cosimulation import CoSimulation
+from crane_models.integration.integrators import StepBudgetExceeded
 from fmu_helpers import NO_KERNEL, Slave, build_fmus, needs_kernel
 
 

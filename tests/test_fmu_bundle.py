@@ -124,10 +124,10 @@ def test_the_bundle_leaves_out_what_an_fmu_does_not_run():
     files = {p.relative_to(PACKAGE).as_posix() for p in bundle.bundled_files(PACKAGE)}
     left_out = [f for f in files if f.startswith(("app/", "analysis/", "fmi/runtime/")) or f.endswith((".c", ".h"))
                 or f in ("fmi/build.py", "fmi/platforms.py", "fmi/artifacts.py", "fmi/osp.py",
-                         "simulation/runs.py", "simulation/split_masters.py", "simulation/scenario.py")
+                         "simulation/runs.py", "simulation/split_masters.py", "integration/scenario.py")
                 or f.endswith("/scenarios.py")]
     assert not left_out
-    assert "fmi/adapter.py" in files and "core/kane.py" in files and "simulation/integrators.py" in files
+    assert "fmi/adapter.py" in files and "core/kane.py" in files and "integration/integrators.py" in files
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from fmpy.validation import validate_fmu
 
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu, run_fmu_manual, run_standalone
 from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
-from crane_models.simulation.scenario import Scenario
+from crane_models.integration.scenario import Scenario
 from fmu_helpers import Slave, build_fmus, needs_runtime
 
 TOL = 1e-3  # 0.1 % of range

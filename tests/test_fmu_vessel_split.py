@@ -16,10 +16,10 @@ from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 from scipy.integrate import solve_ivp
 
-from crane_models.simulation.cosimulation import simulate_reference
+from crane_models.integration.cosimulation import simulate_reference
 from crane_models.simulation.runs import communication_grid, max_relative_deviation, output_units, run_fmu, run_standalone
 from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
-from crane_models.simulation.scenario import Scenario
+from crane_models.integration.scenario import Scenario
 from crane_models.simulation.split_masters import SplitSettings, observed_order, run_split
 from crane_models.models.vessel_crane.crane import INPUTS as VC_INPUTS, VesselCraneModel
 from crane_models.models.vessel_crane.split import CRANE_INPUTS, VESSEL_INPUTS, euler_rate_matrix

@@ -1,4 +1,4 @@
-"""The FMU steppers (crane_models/simulation/integrators.py) on problems with known exact solutions.
+"""The FMU steppers (crane_models/integration/integrators.py) on problems with known exact solutions.
 
 * order: fixed steps (tolerances so loose that every step is accepted, the step set by ``max_step``)
   on a nonlinear, non-autonomous problem; the observed order between successive halvings must be the
@@ -17,7 +17,7 @@ import pickle
 import numpy as np
 import pytest
 
-from crane_models.simulation.integrators import DormandPrince54, EmbeddedRK23, RosenbrockW, StepFailure, make_stepper
+from crane_models.integration.integrators import DormandPrince54, EmbeddedRK23, RosenbrockW, StepFailure, make_stepper
 
 # -- a nonlinear, non-autonomous test problem with an exact solution ----------------------------------
 # y1, y2: rotation with angular speed |(y1, y2)| (constant along solutions): exact R(|y0| t) y0.
@@ -82,7 +82,7 @@ def test_coefficients_satisfy_the_order_conditions_up_to_three():
     """ROS34PW2 as tabulated (Rang & Angermann 2005): the Rosenbrock order conditions of Hairer & Wanner
     II, Table IV.7.1, with beta_ij = alpha_ij + gamma_ij, to rounding of the 17-digit coefficients
     (1e-14); the embedded weights satisfy those of order 2 and not the order-3 one."""
-    from crane_models.simulation import rosenbrock as I
+    from crane_models.integration import rosenbrock as I
 
     g = I._RW_GAMMA
     A = np.zeros((4, 4))
@@ -208,7 +208,7 @@ def test_a_step_from_a_point_rounded_just_before_a_switch_starts_after_the_switc
     cached; started there (a restored state, the first step), the derivative is the left value. Either way
     the next step must give what the exact grid gives: y(0.2) = 0 to the rounding of t (1e-15), in a few
     steps, not fail for want of a step below the ulp."""
-    from crane_models.simulation.cosimulation import CoSimulation
+    from crane_models.integration.cosimulation import CoSimulation
 
     t_acc = 0.0
     for _ in range(10):
@@ -264,7 +264,7 @@ def test_cosimulation_restarts_at_a_model_switch(stepper, h):
     0.010000000000000009 reach 0.1 + 1e-17), is integrated up to and restarted from: no step failure at
     tolerances far tighter than the jump allows to resolve (rtol 1e-10, atol 1e-12: a step across a unit
     jump would have to shrink below 1e-11 s, under min_step), and the exact area 0.1 to 1e-12."""
-    from crane_models.simulation.cosimulation import CoSimulation
+    from crane_models.integration.cosimulation import CoSimulation
 
     sim = CoSimulation(_Pulse(), np.zeros(1), rtol=1e-10, atol=1e-12, max_step=0.05, stepper=stepper)
     t = 0.0
@@ -277,7 +277,7 @@ def test_cosimulation_restarts_at_a_model_switch(stepper, h):
 def test_without_the_switch_declared_a_step_onto_the_jump_fails():
     """The same pulse without ``switch_times``: the Rosenbrock stepper, whose equal steps all end on the
     jump, cannot meet the tolerance -- the failure the declaration avoids."""
-    from crane_models.simulation.cosimulation import CoSimulation
+    from crane_models.integration.cosimulation import CoSimulation
 
     class Undeclared(_Pulse):
         switch_times = ()

@@ -23,7 +23,7 @@ from crane_models.models.knuckle_boom.moving_base import KnuckleBoomOnMovingBase
 from crane_models.models.knuckle_boom.on_vessel import KnuckleBoomOnVesselModel
 from crane_models.models.knuckle_boom.scenarios import knuckle_boom_at_sea
 from crane_models.models.vessel_crane.vessels import knuckle_boom_vessel
-from crane_models.simulation.cosimulation import CoSimulation
+from crane_models.integration.cosimulation import CoSimulation
 
 G = 9.81
 CRANE_MASS = 36000.0  # Table 2: 3 × 10 t + 2 × (2 t + 1 t)

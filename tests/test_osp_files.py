@@ -96,7 +96,7 @@ def fmu_dir(tmp_path_factory):
 
 def _crane_setpoints(fmu: str):
     """Set-point signals for the crane of each pair (a slew and a luff, as the demo scenarios)."""
-    from crane_models.simulation.scenario import smoothstep
+    from crane_models.integration.scenario import smoothstep
 
     if fmu == "CraneOnMovingBase":
         return lambda t: {"q4_ref": smoothstep(t, 0.2, 1.5, 0.0, 0.8), "q5_ref": smoothstep(t, 0.0, 1.0, 0.2, 0.6)}

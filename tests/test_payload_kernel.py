@@ -16,7 +16,7 @@ import pytest
 from crane_models.core import native as kane_native
 from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 from crane_models.models.knuckle_boom.payload import KnuckleBoomPayloadModel, PayloadParameters
-from crane_models.simulation.cosimulation import CoSimulation
+from crane_models.integration.cosimulation import CoSimulation
 from fmu_helpers import NO_KERNEL
 
 pytestmark = pytest.mark.skipif(kane_native.library() is None, reason=NO_KERNEL)

@@ -21,7 +21,7 @@ import pytest
 from crane_models.core.screws import rot_x, rot_y, rot_z
 from crane_models.fmi.registry import SPECS
 from crane_models.models.vessel_crane.ship import FLIP, ShipMountedModel, euler_angles
-from crane_models.simulation.cosimulation import CoSimulation
+from crane_models.integration.cosimulation import CoSimulation
 
 G = 9.81
 NAMES = ["CraneOnMovingBase", "KnuckleBoomCraneOnMovingBase"]

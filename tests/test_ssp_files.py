@@ -193,7 +193,7 @@ def test_parameter_values_are_the_fmus_start_values_or_the_pairs_set(fmu_dir, na
 
 
 def _crane_setpoints(fmu: str):
-    from crane_models.simulation.scenario import smoothstep
+    from crane_models.integration.scenario import smoothstep
 
     if fmu == "CraneOnMovingBase":
         return lambda t: {"q4_ref": smoothstep(t, 0.2, 1.5, 0.0, 0.8), "q5_ref": smoothstep(t, 0.0, 1.0, 0.2, 0.6)}

@@ -19,8 +19,8 @@ from crane_models.core.friction import BristleParameters, bristle_rate, bristle_
 from crane_models.core.kane import Body, MultibodySystem
 from crane_models.core.state_derivative import StateDerivative
 from crane_models.models.flexible_crane.spec import build_model
-from crane_models.simulation.cosimulation import CoSimulation
-from crane_models.simulation.integrators import StepCancelled
+from crane_models.integration.cosimulation import CoSimulation
+from crane_models.integration.integrators import StepCancelled
 
 pytestmark = pytest.mark.skipif(kernel.library() is None, reason="kernel not loaded")
 

@@ -15,7 +15,7 @@ from crane_models.core.constraint_forces import AuxiliarySpeeds, ConstraintCut, 
 from crane_models.core.kane import MultibodySystem
 from crane_models.core.reactions import ReactionSolver
 from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
-from crane_models.simulation.scenario import Scenario, smoothstep
+from crane_models.integration.scenario import Scenario, smoothstep
 from crane_models.models.vessel_crane.crane import (VesselCraneModel, VesselCraneParameters, VesselCraneController,
                                        crane_bodies)
 from vessel_reference import (CRANE, G, gradient, K_SPRING, L4, MASS, TABLE_I, crane_newton_euler, euler_axes, fk,

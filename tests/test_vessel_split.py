@@ -174,7 +174,7 @@ def test_step_mean_wrench_is_the_impulse_over_the_last_step_divided_by_the_step(
     rtol 1e-10. The second step's mean is over that step only (the integrals restart)."""
     from scipy.integrate import solve_ivp
 
-    from crane_models.simulation.cosimulation import CoSimulation
+    from crane_models.integration.cosimulation import CoSimulation
 
     plain, meaned = CraneOnMovingBaseModel(inertia_outputs=False), CraneOnMovingBaseModel(inertia_outputs=False,
                                                                                            mean_wrench_outputs=True)
@@ -208,7 +208,7 @@ def test_step_mean_quadrature_leaves_the_cranes_steps_alone():
     with the FMU's own tolerances the crane takes the same internal steps with them as without (watched,
     they took 161 steps instead of 137 on this run: the PD loop's fast wrench transients) and reaches the
     same state to round-off."""
-    from crane_models.simulation.cosimulation import CoSimulation
+    from crane_models.integration.cosimulation import CoSimulation
 
     motion = np.array([0.02, -0.01, 0.1, 0.05, -0.03, 0.02, 0.3, -0.2, 0.1, 0.4, -0.5, 0.2])
     x0 = np.array([0.0, 1.0, -0.2, 0.1, 0.0, 0.0])

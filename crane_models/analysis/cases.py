@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..fmi.registry import SPECS
-from ..simulation.scenario import check_step
+from ..integration.scenario import check_step
 from .signals import SEA_STATE_FIELDS, case_signals, check_sea_state, check_signal
 
 __all__ = ["Case", "CaseSet", "load_case_file", "parse_cases", "varied_unit"]
@@ -61,8 +61,8 @@ class Case:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def to_scenario(self):
-        """The case as a :class:`simulation.scenario.Scenario` (what ``simulation.runs.run_fmu`` takes)."""
-        from ..simulation.scenario import Scenario
+        """The case as a :class:`integration.scenario.Scenario` (what ``simulation.runs.run_fmu`` takes)."""
+        from ..integration.scenario import Scenario
 
         names, signals = case_signals(self)
         return Scenario(f"case_{self.index}", self.fmu, self.duration, names, signals, dict(self.start_values))

@@ -4,7 +4,7 @@ Signal kinds (fields in SI units of the input):
 
 * ``constant``: ``value``;
 * ``step``: ``before`` until ``time``, ``after`` from it;
-* ``smoothstep``: quintic from ``from`` at ``start`` to ``to`` at ``end`` (:func:`simulation.scenario.smoothstep`);
+* ``smoothstep``: quintic from ``from`` at ``start`` to ``to`` at ``end`` (:func:`integration.scenario.smoothstep`);
 * ``sine``: ``offset + amplitude sin(2 pi t / period + phase)``.
 
 A sea state prescribes the vessel's motion for the moving-base crane (``CraneOnMovingBase``): regular waves
@@ -59,7 +59,7 @@ def check_signal(where: str, sig) -> None:
 
 def signal_value(sig: dict, t: float) -> float:
     """The value of one signal definition at time ``t``."""
-    from ..simulation.scenario import smoothstep
+    from ..integration.scenario import smoothstep
 
     kind = sig["kind"]
     if kind == "constant":

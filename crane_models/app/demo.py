@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..models import collect
 from ..simulation.runs import max_relative_deviation, output_units, run_fmu, run_standalone
-from ..simulation.scenario import check_step
+from ..integration.scenario import check_step
 from .fmus import CliError, writable_dir
 from .plots import plot_scenario, plot_side_by_side
 from .progress import progress_bar
@@ -49,7 +49,7 @@ def select_scenarios(names: list | None) -> dict:
 
 
 def check_demo_step(step: float, scenarios: dict) -> None:
-    """The step must suit every scenario run (:func:`simulation.scenario.check_step`)."""
+    """The step must suit every scenario run (:func:`integration.scenario.check_step`)."""
     for name, sc in scenarios.items():
         try:
             check_step(step, sc.stop_time, "--step")

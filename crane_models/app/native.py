@@ -130,7 +130,7 @@ ECOS_MIN_STEPS = 10
 
 
 def ecos_command(args: argparse.Namespace) -> int:
-    from ..simulation.scenario import check_step
+    from ..integration.scenario import check_step
 
     try:
         check_step(args.step, args.stop, "--step")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..simulation.scenario import check_step, communication_grid
+from ..integration.scenario import check_step, communication_grid
 from .fmus import CliError, resolve_fmu, writable_file
 
 __all__ = ["add_commands", "parse_assignment", "variable_table", "input_signals", "run_command"]

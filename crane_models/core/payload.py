@@ -15,7 +15,7 @@ starts at ``c ḋ`` (a jump when ``c > 0``; none for ``c = 0``).
 
 The taut/slack switch is a state event; :func:`taut_indicator` is its indicator (positive taut, negative
 slack, continuous in the state), which the steppers locate instead of stepping across it
-(:mod:`simulation.cosimulation`).
+(:mod:`integration.cosimulation`).
 
 Winch: the paid-out length ``L`` is a state driven by a speed input (positive pays out): ``L̇`` is the input
 clipped to ``[−v_max, v_max]``, and zero at the length limits ``[L_min, L_max]`` when the input drives

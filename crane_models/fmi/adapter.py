@@ -21,8 +21,8 @@ from typing import Optional
 import numpy as np
 
 from ..core.parameters import ParameterError, range_text
-from ..simulation.cosimulation import CoSimulation
-from ..simulation.integrators import StepFailure
+from ..integration.cosimulation import CoSimulation
+from ..integration.integrators import StepFailure
 from .spec import BASE_UNITS, STEP_BUDGET_PARAMETER, FmuSpec, FmuVariable
 from .derivatives import directional_derivative
 from .saved_states import decode_or_refuse, identity, install_codecs

@@ -26,14 +26,13 @@ BUNDLED_FILES = (
     "core/native/multibody*.dylib",
     "models/__init__.py",
     "models/*/*.py",
-    "simulation/__init__.py", "simulation/cosimulation.py", "simulation/integrators.py",
-    "simulation/rosenbrock.py", "simulation/step_control.py", "simulation/stiffness.py",
+    "integration/*.py",
     "fmi/__init__.py", "fmi/adapter.py", "fmi/derivatives.py", "fmi/saved_states.py", "fmi/spec.py",
     "fmi/state_format.py",
 )
-# Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model (the command line's, built on
-# simulation/scenario.py and scipy).
-LEFT_OUT = ("models/*/scenarios.py",)
+# Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model and the run description they
+# are made of (the command line's, run with scipy).
+LEFT_OUT = ("models/*/scenarios.py", "integration/scenario.py")
 
 # What the bundled code needs from the target's Python besides the standard library; the FMU's runtime record
 # (fmi/runtime: runtime_record) carries it and the runtime checks it. The same bounds as pyproject.toml
@@ -43,8 +42,8 @@ MIN_PYTHON = (3, 10)
 RUNTIME_REQUIREMENTS = ("numpy>=1.24",)
 # Imports inside functions that an FMU never calls, by bundled module: {module: {imported: why}}.
 NOT_ON_THE_FMU_PATH = {
-    "simulation.cosimulation": {"scipy": "simulate_reference, the standalone reference solver of the demo and "
-                                         "the tests; an FMU steps with CoSimulation"},
+    "integration.cosimulation": {"scipy": "simulate_reference, the standalone reference solver of the demo and "
+                                          "the tests; an FMU steps with CoSimulation"},
 }
 
 

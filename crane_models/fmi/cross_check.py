@@ -64,7 +64,7 @@ def reference_scenario(fmu: str):
     """The scenario of the FMU's cross-check folder: its model folder's ``CROSS_CHECK`` entry, or the inputs held
     at their start values for the spec's default experiment."""
     from ..models import collect
-    from ..simulation.scenario import Scenario
+    from ..integration.scenario import Scenario
 
     chosen = collect("scenarios", "CROSS_CHECK").get(fmu)
     if chosen is not None:

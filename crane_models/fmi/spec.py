@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from ..simulation.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
+from ..integration.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
 
 __all__ = ["FmuVariable", "FmuSpec", "parameters_from_dataclasses", "BASE_UNITS", "SOLVER_PARAMETERS",
            "STEP_BUDGET_PARAMETER", "MAX_STEP_LOW",

@@ -1,2 +1,2 @@
-"""Integrators, the stepping co-simulation and the standalone reference solver, scenarios, runners and comparison
-tools, the split co-simulation masters."""
+"""Above the FMI layer: what drives FMUs -- the fmpy runners and comparison tools (``runs.py``), the split
+co-simulation masters, the FMI cross-check results, FMUs unpacked once per process."""

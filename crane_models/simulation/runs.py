@@ -8,8 +8,8 @@ from typing import Callable
 import numpy as np
 
 from ..fmi.registry import SPECS
-from .scenario import Scenario, communication_grid
-from .cosimulation import simulate_reference
+from ..integration.scenario import Scenario, communication_grid
+from ..integration.cosimulation import simulate_reference
 from .unpacked import unpacked_fmu
 
 __all__ = ["run_fmu", "run_fmu_manual", "co_simulate", "run_standalone", "max_relative_deviation",

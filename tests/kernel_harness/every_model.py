@@ -13,7 +13,7 @@ import math
 
 from crane_models.core import native
 from crane_models.fmi.registry import SPECS
-from crane_models.simulation.cosimulation import CoSimulation
+from crane_models.integration.cosimulation import CoSimulation
 
 STEPS = 5  # communication steps per model: enough to go through doStep's stepping and the outputs
 

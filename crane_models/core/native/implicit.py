@@ -1,6 +1,6 @@
 """The kernel's stiff stepper (``mbs_rosenbrock_integrate``, ``rosenbrock.c``) and its Jacobian
 (``mbs_task_jacobian``, ``jacobian.c``) for a :class:`stepping.NativeIntegration`: the records they take and
-the stepping call. :class:`simulation.rosenbrock.RosenbrockW` is the specification (same coefficients, step-size
+the stepping call. :class:`integration.rosenbrock.RosenbrockW` is the specification (same coefficients, step-size
 control and Jacobian policy) and carries what the kernel keeps between calls: J, its age and the LU of W."""
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ class _Implicit(ctypes.Structure):
 
 
 def rosenbrock_tableau() -> tuple:
-    """``(stages, order, gamma, alpha, g, b, e, c)`` of ROS34PW2 as :mod:`simulation.rosenbrock` defines it."""
-    from ...simulation import rosenbrock as ros
+    """``(stages, order, gamma, alpha, g, b, e, c)`` of ROS34PW2 as :mod:`integration.rosenbrock` defines it."""
+    from ...integration import rosenbrock as ros
 
     stages = len(ros._RW_B)
     alpha, g = np.zeros((stages, stages)), np.zeros((stages, stages))

@@ -115,7 +115,7 @@ class NativeIntegration:
     def can_advance(self, stepper) -> bool:
         """Whether :meth:`advance` runs ``stepper`` in the kernel: an explicit pair (a ``tableau()``), or the
         Rosenbrock-W stepper without a Jacobian of its own and with every state under error control."""
-        from ...simulation.rosenbrock import RosenbrockW
+        from ...integration.rosenbrock import RosenbrockW
 
         if hasattr(stepper, "tableau"):
             return True
@@ -132,7 +132,7 @@ class NativeIntegration:
     def advance(self, stepper, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux, inputs: np.ndarray) -> tuple:
         """``stepper.advance`` (see :meth:`can_advance`) in the kernel: ``(y, k_end, aux_end)`` at ``t_end``;
         raises the stepper's StepFailure as it does (StepCancelled when its ``cancel_flag`` was set)."""
-        from ...simulation.integrators import StepBudgetExceeded, StepCancelled, StepFailure
+        from ...integration.integrators import StepBudgetExceeded, StepCancelled, StepFailure
 
         st = self._stepper
         st.rtol, st.atol, st.max_step, st.min_step, st.h = stepper.rtol, stepper.atol, stepper.max_step, \

@@ -8,20 +8,27 @@ import platform
 import sys
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 import numpy as np
 
 from .entry_points import PROTOTYPES
-
-if TYPE_CHECKING:
-    from .stepping import NativeTask
 
 __all__ = ["library", "native_enabled", "Kernel", "NativeSystem", "NativeKinematics", "NativeEffortLaw"]
 
 _HERE = Path(__file__).resolve().parent
 _lib = None
 _loaded = False
+
+
+class TaskRecord(Protocol):
+    """What :meth:`NativeSystem.task_derivative` reads of a task (``stepping.NativeTask``, which builds on this
+    module: named here by what it offers, so that the two modules import in one direction)."""
+
+    n_joints: int
+    result_size: int
+    pointer: int
+    work_pointer: int
 
 
 # Joint maps that the kernel evaluates (a map object's ``native = (kind, parameters)``).
@@ -275,7 +282,7 @@ class NativeSystem:
         return self._finish(rec, code, law)
 
     def task_derivative(self, q: np.ndarray, u: np.ndarray, z: np.ndarray, law: "NativeEffortLaw",
-                        inputs: np.ndarray, task: "NativeTask", t: float) -> tuple:
+                        inputs: np.ndarray, task: TaskRecord, t: float) -> tuple:
         """:meth:`derivative` with point springs, a programmed constraint and joint friction
         (``mbs_task_derivative``); ``z`` the bristle deflections. Returns the kinematics and the view
         ``[ż | λ (2) | t_f | f_n | Φ (2) | constraint force (3)]`` of the record's tail."""

@@ -52,7 +52,7 @@ class FlexibleCraneModel:
     def jacobian(self, t: float, x: np.ndarray, inputs: np.ndarray, central: bool = True):
         """``∂ẋ/∂x`` at ``(t, x)`` by the kernel (``mbs_task_jacobian``: kinematic and bristle rows exact, the
         accelerations by central, or forward, differences), or None without the kernel (then
-        ``simulation.stiffness.model_jacobian`` differentiates :meth:`derivative`)."""
+        ``integration.stiffness.model_jacobian`` differentiates :meth:`derivative`)."""
         compiled = self.compiled(t, inputs)
         return None if compiled is None else compiled[0].jacobian(t, x, compiled[1], central=central)
 

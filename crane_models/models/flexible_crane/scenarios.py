@@ -9,7 +9,7 @@ divided, damped link (16 elements) for 1 s with the kernel's stiff stepper;
 from __future__ import annotations
 
 from .crane import INPUTS
-from ...simulation.scenario import Scenario
+from ...integration.scenario import Scenario
 
 __all__ = ["flexible_crane_paper", "FIGURES", "SCENARIOS"]
 

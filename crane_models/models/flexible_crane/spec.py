@@ -10,8 +10,8 @@ from .statics import stable_step
 from .parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
                          ProgrammedMotionParameters, SupportParameters)
 from ...core.friction import FRICTION_MODELS
-from ...simulation.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
-from ...simulation.stiffness import model_jacobian, stiffness_estimate
+from ...integration.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
+from ...integration.stiffness import model_jacobian, stiffness_estimate
 
 __all__ = ["flexible_crane_spec", "build_model", "PARAMETER_CLASSES", "FMUS"]
 
@@ -32,7 +32,7 @@ SETTINGS = [
                 True, "boolean"),
     FmuVariable("start_static", "", "start from the static equilibrium at the joint angles (23) instead of the "
                 "undeformed state of the paper", False, "boolean"),
-    # Automatic by default (simulation/stiffness.py): the paper's undamped crane gets Dormand-Prince 5(4) --
+    # Automatic by default (integration/stiffness.py): the paper's undamped crane gets Dormand-Prince 5(4) --
     # accuracy, not stability, limits the step (the undamped element and support modes carry a large part of
     # the joint forces and must be followed in phase), and the 5th-order pair needs a third of RK23's
     # evaluations for it, while the Rosenbrock-W stepper would need more at equal accuracy; with damped
@@ -82,7 +82,7 @@ def build_model(values: dict) -> tuple:
 
 def choose_stepper(model: FlexibleCraneModel, x0, code, rtol: float) -> str:
     """The stepper of the ``integrator`` parameter; for the automatic code the stiffness estimate of the
-    Jacobian at ``x0`` (``simulation.stiffness``) decides between ROS34PW2 and DP5."""
+    Jacobian at ``x0`` (``integration.stiffness``) decides between ROS34PW2 and DP5."""
     if code == AUTOMATIC:
         return stiffness_estimate(model_jacobian(model, 0.0, x0, np.zeros(1)), rtol).stepper
     return stepper_for_code(code)

@@ -3,19 +3,33 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from ...core.kane import Kinematics
+from ...core.kane import Kinematics, MultibodySystem
 
-if TYPE_CHECKING:  # crane.py imports this module
-    from .crane import FlexibleCrane
-
-__all__ = ["static_equilibrium", "highest_frequency", "stable_step", "link_deflection", "RK23_STABLE_H_OMEGA"]
+__all__ = ["static_equilibrium", "highest_frequency", "stable_step", "link_deflection", "RK23_STABLE_H_OMEGA",
+           "FlexibleStructure"]
 
 
-def static_equilibrium(crane: FlexibleCrane, q0: np.ndarray, free: np.ndarray | None = None,
+class FlexibleStructure(Protocol):
+    """What these analyses read of a :class:`.crane.FlexibleCrane` (which calls them, so they name it by what it
+    offers and the two modules import in one direction)."""
+
+    n: int
+    system: MultibodySystem
+    params: object  # FlexibleCraneParameters: g
+    free_static: np.ndarray
+    total_mass: float
+    i_root: int  # link (c,2)'s first element, its last, and link (c,3): body indices
+    i_last: int
+    i_link3: int
+
+    def static_forces(self, q: np.ndarray) -> np.ndarray: ...
+
+
+def static_equilibrium(crane: FlexibleStructure, q0: np.ndarray, free: np.ndarray | None = None,
                        extra_forces=None, tol: float = 1e-9, max_iter: int = 30) -> np.ndarray:
     """Static analysis: the coordinates ``free`` (default: base and link (c,2) deformations) that make
     gravity + springs (+ ``extra_forces(q)``) vanish there, with the other coordinates held at ``q0``.
@@ -52,7 +66,7 @@ def static_equilibrium(crane: FlexibleCrane, q0: np.ndarray, free: np.ndarray | 
     raise RuntimeError(f"static analysis did not converge (residual {np.max(np.abs(residual(q))):.3g})")
 
 
-def highest_frequency(crane: FlexibleCrane, q: np.ndarray) -> float:
+def highest_frequency(crane: FlexibleStructure, q: np.ndarray) -> float:
     """Largest natural frequency [rad/s] of the undamped structure linearized at ``q``: ``√λ_max`` of
     ``M⁻¹ K`` with ``K = −∂(gravity + springs)/∂q`` (forward differences)."""
     n = crane.n
@@ -71,7 +85,7 @@ def highest_frequency(crane: FlexibleCrane, q: np.ndarray) -> float:
 RK23_STABLE_H_OMEGA = 1.5
 
 
-def stable_step(crane: FlexibleCrane, q: np.ndarray) -> float:
+def stable_step(crane: FlexibleStructure, q: np.ndarray) -> float:
     """Largest step of the explicit RK23 stepper that keeps the stiffest (undamped) mode stable:
     ``1.5 / ω_max`` (the stability limit is ``√3 / ω_max``). With 4 elements ``ω_max ≈ 4.8e3 rad/s``
     (local torsion of the elements), so ``h ≤ 3.1e-4 s``; with the rigid link ``ω_max ≈ 250 rad/s``
@@ -83,7 +97,7 @@ def stable_step(crane: FlexibleCrane, q: np.ndarray) -> float:
 # (name, unit, description) -- the public contract of the FMU, in this order.
 
 
-def link_deflection(crane: FlexibleCrane, kin: Kinematics) -> dict:
+def link_deflection(crane: FlexibleStructure, kin: Kinematics) -> dict:
     """Tip of link (c,2) relative to its undeformed position, in the frame of the root element, and the
     twist of the tip frame about the link axis."""
     r0, rl = crane.i_root, crane.i_last

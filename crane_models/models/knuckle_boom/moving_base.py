@@ -159,7 +159,7 @@ class KnuckleBoomOnMovingBaseModel:
         """The effort law's inputs (see :meth:`base_motion`)."""
         return self.base_motion(inputs)[2]
 
-    # -- the model interface of simulation.cosimulation -------------------------------------------
+    # -- the model interface of integration.cosimulation -------------------------------------------
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         kin = self._dynamics(x, self.kernel_inputs(inputs))
         return kin.xdot, kin

@@ -151,7 +151,7 @@ class KnuckleBoomPayloadModel:
 
     def compiled(self, t: float, inputs: np.ndarray):
         """``(NativePayload, inputs)``: the whole right-hand side stepped in the kernel, which stops before a step
-        that crosses a state event (:mod:`simulation.cosimulation`); None without the kernel."""
+        that crosses a state event (:mod:`integration.cosimulation`); None without the kernel."""
         kernel = self._kernel()
         return None if kernel is None else (kernel, inputs)
 
@@ -278,7 +278,7 @@ class KnuckleBoomPayloadModel:
 class CraneWithoutPayload:
     """A crane model (:class:`KnuckleBoomModel`, or the moving-base one) behind the payload FMU's inputs with the
     payload off: ``winch_speed`` (the last input) ignored, the payload outputs zero (and ``wire_slack`` false);
-    everything else, kernel stepping included, unchanged. The optional hooks of :mod:`simulation.cosimulation`
+    everything else, kernel stepping included, unchanged. The optional hooks of :mod:`integration.cosimulation`
     exist exactly when the crane model has them; other attributes pass through."""
 
     def __init__(self, crane_model):

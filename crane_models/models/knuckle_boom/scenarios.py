@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...simulation.scenario import Scenario, smoothstep
+from ...integration.scenario import Scenario, smoothstep
 from ..vessel_crane.split import euler_rate_matrix
 from .crane import INPUTS
 from .moving_base import INPUTS as MB_INPUTS

@@ -5,7 +5,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...simulation.scenario import Scenario, smoothstep
+from ...integration.scenario import Scenario, smoothstep
 from .crane import INPUTS as VC_INPUTS, VesselCraneInitialState
 
 __all__ = ["vessel_crane_hoisting", "static_equilibrium", "SCENARIOS"]

@@ -241,7 +241,7 @@ class CraneOnMovingBaseModel:
 
     def restart_step_integrals(self, x: np.ndarray) -> np.ndarray:
         """``x`` with the step's quadrature states (``∫W dt`` and the elapsed time) back at zero: called by
-        :class:`simulation.cosimulation.CoSimulation` at the start of every communication step."""
+        :class:`integration.cosimulation.CoSimulation` at the start of every communication step."""
         if not self.mean_wrench_outputs or not x[6:].any():
             return x
         out = np.array(x, dtype=float)

@@ -1,0 +1,359 @@
+"""Running a model: the co-simulation stepper behind every FMU and the scipy reference solver.
+
+A *model* here is any object with
+
+* ``input_names``, ``state_size``;
+* ``derivative(t, x, inputs) -> (ẋ, aux)`` -- ``aux`` carries what the outputs need at that point;
+* ``outputs(t, x, inputs, aux) -> dict`` of output name to float;
+* ``check_state(x)`` raising ``ValueError`` when the state left the model's validity;
+* optionally ``update_inputs(x, aux, old_inputs, new_inputs) -> (ẋ, aux)``, a cheap exact update of
+  the last evaluation when only the inputs changed;
+* optionally ``impose_inputs(x, inputs) -> x``: the state with the part the inputs prescribe put in place
+  (the position and velocity of a moving base at a communication point), applied when the inputs change
+  and at the start of every step; inside a step that part evolves with the model;
+* optionally ``event_indicators(t, x, inputs) -> array``: functions of the state whose sign changes are
+  state events (a wire going taut or slack); a step never crosses one: the crossing is located by regula falsi
+  (Illinois; re-integrating from the step's start) to ``EVENT_TIME_TOLERANCE`` and the integration restarts just past it;
+  ``event_check_interval`` (seconds, optional) bounds how far the stepper runs between sign checks, so that
+  two crossings in one check (a short taut phase) are not missed;
+* optionally ``compiled(t, inputs) -> (core.native.NativeIntegration, kernel inputs) | None``: the whole
+  right-hand side in the compiled kernel, valid from ``t`` up to the next switching time; an explicit
+  stepper, and the Rosenbrock-W stepper with the kernel's Jacobian, then run their steps in the kernel too
+  (same tableau, step-size control and Jacobian policy; ``integration.can_advance(stepper)``). When that integration
+  has ``advance_to_event`` (``core.native.NativePayload``) it checks the event indicators after each of its
+  steps, with steps no longer than the model's check interval, and stops before a step that changes a sign:
+  the crossing is then located inside that step as above, and a communication step without a switch is one
+  kernel call.
+
+:class:`CoSimulation` is what ``doStep`` calls; :func:`simulate_reference` is the standalone solver
+(``scipy.integrate.solve_ivp``, tight tolerances) used to validate the FMUs.
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Callable, Optional
+
+import numpy as np
+
+from .integrators import StepBudgetExceeded, StepCancelled, StepFailure, _rounding, make_stepper
+
+__all__ = ["CoSimulation", "simulate_reference", "StepFailure", "StepCancelled", "EVENT_TIME_TOLERANCE"]
+
+# A located state event lies within this many seconds before the restart point: far below any time scale the
+# models resolve (the fastest, a wire's axial mode, has periods of milliseconds).
+EVENT_TIME_TOLERANCE = 1e-9
+
+
+def _crossing_estimate(lo: float, g_lo: np.ndarray, hi: float, g_hi: np.ndarray, signs: np.ndarray) -> float:
+    """The earliest zero in ``(lo, hi)`` of the indicators that changed sign, by linear interpolation of their
+    values at the two ends, kept a quarter of the tolerance inside the bracket so that it always shrinks."""
+    changed = (g_hi > 0.0) != signs
+    share = np.min(g_lo[changed] / (g_lo[changed] - g_hi[changed])) if changed.any() else 0.5
+    guard = 0.25 * EVENT_TIME_TOLERANCE
+    return min(max(lo + float(share) * (hi - lo), lo + guard), hi - guard)
+
+
+class CoSimulation:
+    """State, inputs and integrator of one model instance, advanced one communication step at a time.
+
+    ``stepper``: ``"rk23"`` (explicit Bogacki-Shampine 3(2), default) or ``"rosenbrock"`` (linearly
+    implicit ROS34PW2 for stiff models, :class:`rosenbrock.RosenbrockW`); ``max_step`` bounds the
+    internal step of either (for the explicit one it is where a model puts its stability limit);
+    ``max_internal_steps`` bounds the trial steps of one :meth:`step` (None: no bound), so that no
+    communication step can keep its caller busy without end. :meth:`cancel`, from another thread, ends a
+    running :meth:`step` between two internal steps (:class:`StepCancelled`, the state left at its start)."""
+
+    def __init__(self, model, x0: np.ndarray, t0: float = 0.0, max_step: float = 0.01,
+                 rtol: float = 1e-5, atol: float = 1e-9, inputs: Optional[np.ndarray] = None,
+                 stepper: str = "rk23", max_internal_steps: Optional[int] = None):
+        self.model = model
+        self.t = float(t0)
+        self.x = np.array(x0, dtype=float)
+        self.inputs = np.zeros(len(model.input_names)) if inputs is None else np.array(inputs, dtype=float)
+        self.stepper = make_stepper(stepper, rtol=rtol, atol=atol, max_step=max_step)
+        self.stepper.controlled = getattr(model, "controlled_states", None)  # None: every state
+        # Read by the stepper before every internal step, in Python or in the kernel (which gets its address):
+        # a plain int in C memory, so that a thread that does not hold the GIL may set it too.
+        self._cancel = ctypes.c_int(0)
+        self.stepper.cancel_flag = self._cancel
+        self.max_internal_steps = None if max_internal_steps is None else int(max_internal_steps)
+        self._impose = getattr(model, "impose_inputs", None)
+        if self._impose is not None:
+            self.x = self._impose(self.x, self.inputs)
+        model.check_state(self.x)
+        self._k = self._aux = None  # derivative and aux at (t, x) for the current inputs
+
+    def set_inputs(self, inputs: np.ndarray) -> None:
+        inputs = np.asarray(inputs, dtype=float)
+        if not np.array_equal(inputs, self.inputs):
+            if self._aux is not None and hasattr(self.model, "update_inputs"):
+                self._k, self._aux = self.model.update_inputs(self.x, self._aux, self.inputs, inputs)
+            else:
+                self._k = self._aux = None
+            self.inputs = inputs.copy()
+            self._impose_inputs()
+
+    def _impose_inputs(self) -> None:
+        """Put the input-prescribed part of the state in place (a moving base); a change drops the cache."""
+        if self._impose is not None:
+            x = self._impose(self.x, self.inputs)
+            if x is not self.x and not np.array_equal(x, self.x):  # a model may return the state itself: nothing to do
+                self.x, self._k, self._aux = x, None, None
+
+    def _restart_step_integrals(self) -> None:
+        """Quadrature states that measure one communication step (a model's step-mean outputs) start each
+        step at zero; a change drops the cache."""
+        restart = getattr(self.model, "restart_step_integrals", None)
+        if restart is not None:
+            x = restart(self.x)
+            if x is not self.x:
+                self.x, self._k, self._aux = x, None, None
+
+    def _f(self, t: float, x: np.ndarray):
+        return self.model.derivative(t, x, self.inputs)
+
+    def _current(self):
+        if self._k is None:
+            self._k, self._aux = self._f(self.t, self.x)
+        return self._k, self._aux
+
+    def cancel(self) -> None:
+        """End the :meth:`step` running in another thread before its next internal step: it raises
+        :class:`StepCancelled` and leaves the state at the step's start. A cancel applies to the step in
+        progress only (each step starts uncancelled)."""
+        self._cancel.value = 1
+
+    @property
+    def cancel_flag_address(self) -> int:
+        """Address of the C ``int`` that :meth:`cancel` sets: a native caller (the FMI runtime's
+        ``fmi2CancelStep``) may write 1 there from any thread, without the GIL."""
+        return ctypes.addressof(self._cancel)
+
+    def step(self, dt: float) -> None:
+        """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged."""
+        self._cancel.value = 0
+        self.stepper.step_budget = self.max_internal_steps
+        try:
+            self._step(dt)
+        except StepBudgetExceeded as exc:
+            raise StepBudgetExceeded(
+                f"more than max_internal_steps = {self.max_internal_steps} internal steps would be needed for "
+                f"this communication step ({exc}); raise max_internal_steps or shorten the step") from None
+        finally:
+            self.stepper.step_budget = None
+
+    def _step(self, dt: float) -> None:
+        self._impose_inputs()
+        self._restart_step_integrals()
+        k, aux = self._current()
+        t, x = self.t, self.x
+        t_end = t + dt
+        # The model's switching times (the end of a torque pulse) are met, not searched for by error control:
+        # * a start within rounding before a switch (0.09 + 0.01 = 0.09999999999999999 for a pulse that ends
+        #   at 0.1) starts at the switch, from the value after it (and so does an implicit stepper's Jacobian);
+        # * a switch inside the step: integrate to four ulp before it (the last stage of a step sits at its
+        #   end and must still see the left value; four ulp of time are below anything a model resolves) and
+        #   restart from the value after it; a switch within rounding of t_end ends the step there.
+        for ts in getattr(self.model, "switch_times", ()):
+            if t < ts <= t + _rounding(t):  # a start rounded just before a switch: start at it, after it
+                t = ts
+                k, aux = self._f(ts, x)
+                continue
+            near_end = abs(ts - t_end) <= _rounding(t_end)
+            if t + _rounding(t) < ts and (near_end or ts < t_end):
+                x, _, _ = self._advance(t, x, ts - 4.0 * math.ulp(ts), k, aux)
+                t = t_end if near_end else ts
+                k, aux = self._f(max(ts, t), x)  # the value after the switch
+        if t_end - t > _rounding(t_end):
+            x, k, aux = self._advance(t, x, t_end, k, aux)
+        self.model.check_state(x)
+        self.t, self.x, self._k, self._aux = t_end, x, k, aux
+
+    def _advance(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
+        """The stepper from ``t`` to ``t_end`` (no switching time in between), stopping at the model's state
+        events (:meth:`_advance_to_events`)."""
+        if not hasattr(self.model, "event_indicators"):
+            return self._integrate(t, x, t_end, k, aux)
+        return self._advance_to_events(t, x, t_end, k, aux)
+
+    def _indicators(self, t: float, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self.model.event_indicators(t, x, self.inputs), dtype=float)
+
+    def _signs(self, t: float, x: np.ndarray) -> np.ndarray:
+        return self._indicators(t, x) > 0.0
+
+    def _advance_to_events(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
+        """Integrate in checks of at most ``event_check_interval``; where an indicator changed sign, narrow the
+        check down to ``EVENT_TIME_TOLERANCE`` (re-integrating from its start, the stepper's step size restored)
+        and continue from the point just past the crossing, with the derivative there. The narrowing is the
+        Illinois variant of regula falsi on the indicators (continuous in the state): ~5-8 re-integrations per
+        event where bisection took ~22 (:func:`_crossing_estimate`)."""
+        interval = float(getattr(self.model, "event_check_interval", math.inf))
+        while t_end - t > _rounding(t_end):
+            signs = self._signs(t, x)
+            checking = self._checking_integration(t)
+            if checking is not None:  # the kernel checks after each of its steps and stops before a crossing
+                t, t1, x, k, aux = checking[0].advance_to_event(self.stepper, t, x, t_end, k, aux, checking[1],
+                                                                signs)
+                if t1 is None:
+                    break
+                t1 = min(t1, t_end)
+            else:
+                t1 = t_end if t + interval >= t_end - _rounding(t_end) else t + interval
+            h0 = self.stepper.get_state()
+            x1, k1, aux1 = self._integrate(t, x, t1, k, aux)
+            if np.array_equal(self._signs(t1, x1), signs):
+                t, x, k, aux = t1, x1, k1, aux1
+                continue
+            lo, g_lo, g_hi, kept = t, self._indicators(t, x), self._indicators(t1, x1), 0
+            estimates = 0
+            while t1 - lo > EVENT_TIME_TOLERANCE:
+                # An indicator that stays at zero past the crossing (a winch at its limit) stalls regula falsi:
+                # after as many estimates as bisection needs from 10 ms, bisect (at most about twice its count).
+                stalled = estimates >= 24
+                estimates += 1
+                mid = 0.5 * (lo + t1) if stalled else _crossing_estimate(lo, g_lo, t1, g_hi, signs)
+                self.stepper.set_state(h0)
+                xm, km, auxm = self._integrate(lo, x, mid, k, aux)
+                g_mid = self._indicators(mid, xm)
+                if np.array_equal(g_mid > 0.0, signs):
+                    lo, x, k, aux, g_lo = mid, xm, km, auxm, g_mid  # no crossing before mid: continue from there
+                    h0 = self.stepper.get_state()
+                    kept = kept + 1 if kept > 0 else 1
+                    if kept > 1:  # Illinois: the far end stayed twice, halve its values so it moves next
+                        g_hi = 0.5 * g_hi
+                else:
+                    t1, x1, k1, aux1, g_hi = mid, xm, km, auxm, g_mid
+                    kept = kept - 1 if kept < 0 else -1
+                    if kept < -1:
+                        g_lo = 0.5 * g_lo
+            t, x = t1, x1
+            k, aux = self._f(t, x)  # the value past the crossing
+        return x, k, aux
+
+    def _checking_integration(self, t: float):
+        """``(integration, inputs)`` of a compiled right-hand side that checks the event indicators itself
+        (``advance_to_event``: stepping stops before a step that changes a sign), or None."""
+        if not hasattr(self.stepper, "tableau") or not hasattr(self.model, "compiled"):
+            return None
+        compiled = self.model.compiled(t, self.inputs)
+        return compiled if compiled is not None and hasattr(compiled[0], "advance_to_event") else None
+
+    def _integrate(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
+        """The stepper from ``t`` to ``t_end``: in the kernel when the model has a compiled right-hand side
+        and the stepper a tableau, else in Python."""
+        compiled = self.model.compiled(t, self.inputs) if hasattr(self.model, "compiled") else None
+        if compiled is not None and compiled[0].can_advance(self.stepper):
+            integration, inputs = compiled
+            return integration.advance(self.stepper, t, x, t_end, k, aux, inputs)
+        return self.stepper.advance(self._f, t, x, t_end, k, aux)
+
+    def get_state(self) -> tuple:
+        """Everything a bit-identical replay needs: time, state, inputs, the stepper's carried data
+        (step size, and the Jacobian of the implicit stepper) and the cached derivative at ``t``."""
+        return (self.t, self.x.copy(), self.inputs.copy(), self.stepper.get_state(), self._k, self._aux)
+
+    def set_state(self, state: tuple) -> None:
+        t, x, inputs, stepper, self._k, self._aux = state
+        self.t, self.x, self.inputs = t, x.copy(), inputs.copy()
+        self.stepper.set_state(stepper)
+
+    def outputs(self) -> dict:
+        _, aux = self._current()
+        return self.model.outputs(self.t, self.x, self.inputs, aux)
+
+
+IMPLICIT_METHODS = ("Radau", "BDF", "LSODA")  # solve_ivp's methods that take a Jacobian
+
+
+def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Callable[[float], np.ndarray],
+                       rtol: float = 1e-10, atol: float = 1e-10, method: str = "DOP853",
+                       on_step: Callable[[float], None] | None = None) -> dict:
+    """Standalone solution on the grid ``times`` with inputs sampled at each grid point and held until
+    the next one (exactly what a co-simulation master feeds an FMU). Returns ``{name: array}`` with
+    the outputs at every grid point, computed with the inputs of the step that ends there. An implicit
+    ``method`` (``IMPLICIT_METHODS``, e.g. ``"Radau"`` for a stiff model) gets the model's ``jacobian(t, x, inputs)``
+    when it has one (the kernel's), else differences its own."""
+    # Imported here, not at module level: the FMUs import this module, and scipy.integrate (through
+    # scipy._lib._uarray) makes a native host that embeds Python crash at exit (README, Co-simulation engines).
+    from scipy.integrate import solve_ivp
+
+    times = np.asarray(times, dtype=float)
+    x = np.array(x0, dtype=float)
+    rows = []
+    impose = getattr(model, "impose_inputs", lambda x, u: x)
+    u_in = np.asarray(inputs_at(times[0]), dtype=float)
+    x = impose(x, u_in)
+    _, aux = model.derivative(times[0], x, u_in)
+    rows.append(model.outputs(times[0], x, u_in, aux))
+    for t0, t1 in zip(times[:-1], times[1:]):
+        u_in = np.asarray(inputs_at(t0), dtype=float)
+        x = impose(x, u_in)
+        x = _reference_interval(solve_ivp, model, x, t0, t1, u_in, rtol, atol, method)
+        model.check_state(x)
+        _, aux = model.derivative(t1, x, u_in)
+        rows.append(model.outputs(t1, x, u_in, aux))
+        if on_step:  # progress bars
+            on_step(t1)
+    out = {"time": times}
+    for name in rows[0]:
+        out[name] = np.array([r[name] for r in rows])
+    return out
+
+
+def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u_in: np.ndarray, rtol: float,
+                        atol: float, method: str) -> np.ndarray:
+    """``x(t1)`` from ``x(t0)`` by ``solve_ivp``; with the model's state events (``event_indicators``) as
+    terminal events located by the solver, restarting after each one just past it: a stretch integrated without
+    events (``EVENT_TIME_TOLERANCE``, ten times longer up to 1e-6 s until the indicators' signs have changed), and
+    the indicators held at their restart signs for ``EVENT_TIME_TOLERANCE`` more, so that the solver's root search
+    never starts on a value within rounding of zero (scipy's brentq then finds no sign change and fails)."""
+    def rhs(t, y):
+        try:
+            return model.derivative(t, y, u_in)[0]
+        except (ValueError, ArithmeticError):  # a trial stage left the model's domain: NaN makes the solver
+            return np.full(y.size, np.nan)     # reject the step and retry a shorter one, as the FMU's steppers do
+
+    jac = None
+    if method in IMPLICIT_METHODS and getattr(model, "jacobian", None) is not None:
+        def jac(t, y):
+            J = model.jacobian(t, y, u_in)
+            return J if J is not None else _difference_jacobian(rhs, t, y)
+
+    indicators = getattr(model, "event_indicators", None)
+    t = t0
+    while t1 - t > 0.0:
+        events = None
+        if indicators is not None:
+            start_signs = np.sign(indicators(t, x, u_in))
+            events = [_terminal(lambda tt, y, i=i, ts=t, s0=float(s0): s0 if tt - ts < EVENT_TIME_TOLERANCE
+                                else indicators(tt, y, u_in)[i]) for i, s0 in enumerate(start_signs)]
+        options = {"jac": jac} if jac is not None else {}
+        with np.errstate(invalid="ignore"):  # the NaN stages of a rejected step (rhs) are not worth a warning
+            sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
+                            events=events, **options)
+        if not sol.success:
+            raise StepFailure(f"reference solver failed at t = {t:.6g} s: {sol.message}")
+        x, t = sol.y[:, -1], sol.t[-1]
+        if sol.status == 1:  # an event: step past it without events
+            before, nudge = start_signs, EVENT_TIME_TOLERANCE
+            while True:
+                t_past = min(t + nudge, t1)
+                y = solve_ivp(rhs, (t, t_past), x, method=method, rtol=rtol, atol=atol, **options).y[:, -1]
+                if t_past >= t1 or nudge >= 1e-6 or not np.array_equal(np.sign(indicators(t_past, y, u_in)), before):
+                    break
+                nudge *= 10.0
+            x, t = y, t_past
+    return x
+
+
+def _difference_jacobian(rhs, t: float, y: np.ndarray) -> np.ndarray:
+    from .rosenbrock import forward_difference_jacobian
+
+    return forward_difference_jacobian(lambda tt, yy: (rhs(tt, yy), None), t, y, rhs(t, y))
+
+
+def _terminal(fun):
+    fun.terminal = True
+    return fun
