@@ -3,14 +3,14 @@ and 3.0) with the kernels of those platforms, validates them and writes the cros
 manifest; ``python -m crane_cosim_build.artifacts check OUT_DIR`` checks them on the machine it runs on (exit 1
 on a problem; what cannot be checked there is a ``::notice::`` line and no failure);
 ``python -m crane_cosim_build.artifacts kernel OUT_DIR [--platforms ...]`` only compiles the kernels
-(``OUT_DIR/<platform>/multibody-<platform>.<ext>``). The work is :mod:`crane_models.fmi.artifacts`."""
+(``OUT_DIR/<platform>/multibody-<platform>.<ext>``). The work is :mod:`crane_models.app.artifacts`."""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
-from crane_models.fmi.artifacts import build_artifacts, check_artifacts
+from crane_models.app.artifacts import build_artifacts, check_artifacts
 from crane_models.fmi.platforms import build_binaries, resolve_platforms
 
 

@@ -1,11 +1,11 @@
 """Build every FMU of the project into one folder: ``python -m crane_cosim_build.build_fmus [OUT_DIR]``
-(the same as ``crane-cosim build --out OUT_DIR``). The build itself is :mod:`crane_models.fmi.build`."""
+(the same as ``crane-cosim build --out OUT_DIR``). The build itself is :mod:`crane_models.models.build`."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from crane_models.fmi.build import build_all, build_fmu
+from crane_models.models.build import build_all, build_fmu
 
 __all__ = ["build_all", "build_fmu"]
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(HERE / "native_host"))
 from c_host import compile_host, extract, results  # noqa: E402
 from fmu_helpers import build_fmi3_fmus  # noqa: E402
 
-from crane_models.fmi.registry import SPECS  # noqa: E402
+from crane_models.models.registry import SPECS  # noqa: E402
 from crane_models.models import collect  # noqa: E402
 
 STEPS = 100

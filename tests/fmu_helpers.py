@@ -33,7 +33,7 @@ needs_kernel = pytest.mark.skipif(compiled_kernel() is None, reason=NO_KERNEL)
 def build_fmus(tmp_path_factory) -> Path:
     """Every FMU built once per test process, exactly as ``crane-cosim build`` does."""
     if "dir" not in _BUILT:
-        from crane_models.fmi.build import build_all
+        from crane_models.models.build import build_all
 
         out = tmp_path_factory.mktemp("fmus")
         build_all(out)
@@ -44,7 +44,7 @@ def build_fmus(tmp_path_factory) -> Path:
 def build_fmi3_fmus(tmp_path_factory) -> Path:
     """Every FMU built once per test process as FMI 3.0, exactly as ``crane-cosim build --fmi 3`` does."""
     if "fmi3" not in _BUILT:
-        from crane_models.fmi.build import build_all
+        from crane_models.models.build import build_all
 
         out = tmp_path_factory.mktemp("fmus3")
         build_all(out, fmi_version=3)

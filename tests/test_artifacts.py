@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from crane_models.fmi import platforms
-from crane_models.fmi.cross_check import FILE_LIMIT, cross_check_folder, read_csv, read_options
-from crane_models.fmi.registry import SPECS
+from crane_models.simulation.cross_check import FILE_LIMIT, cross_check_folder, read_csv, read_options
+from crane_models.models.registry import SPECS
 
 ROOT = Path(__file__).resolve().parents[1]
 

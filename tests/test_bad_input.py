@@ -23,7 +23,7 @@ _BUILT: dict = {}
 @pytest.fixture(scope="session")
 def fmu_dir(tmp_path_factory) -> Path:
     if "dir" not in _BUILT:
-        from crane_models.fmi.build import build_fmu
+        from crane_models.models.build import build_fmu
 
         out = tmp_path_factory.mktemp("bad_input_fmus")
         build_fmu("KnuckleBoomCrane", out)

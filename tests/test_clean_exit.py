@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE))
 from fmu_helpers import build_fmus, needs_runtime  # noqa: E402
 from engine_runs import ECOSPY_MARKS, NO_LIBCOSIM, libcosim_missing, needs_ecospy  # noqa: E402
 from crane_models.app.native import ecos_executable  # noqa: E402
-from crane_models.fmi.registry import SPECS  # noqa: E402
+from crane_models.models.registry import SPECS  # noqa: E402
 
 PRELUDE = f"""
 import dataclasses, sys

@@ -26,7 +26,7 @@ _BUILT: dict = {}
 def fmu_dir(tmp_path_factory) -> Path:
     """KnuckleBoomCrane.fmu built once per test process (the only FMU these tests run)."""
     if "dir" not in _BUILT:
-        from crane_models.fmi.build import build_fmu
+        from crane_models.models.build import build_fmu
 
         out = tmp_path_factory.mktemp("cli_fmus")
         build_fmu("KnuckleBoomCrane", out)
@@ -107,7 +107,7 @@ def test_unwritable_out_folder_is_a_clear_error(capsys, tmp_path, command):
 @pytest.mark.parametrize("fmi, folder", [(2, "crane-cosim-out/fmus"), (3, "crane-cosim-out/fmus-fmi3")])
 def test_build_defaults_to_one_folder_per_fmi_version(capsys, tmp_path, monkeypatch, fmi, folder):
     """FMI 2 and FMI 3 FMUs share file names: each version gets its own default folder."""
-    import crane_models.fmi.build as build
+    import crane_models.models.build as build
 
     seen = []
     monkeypatch.setattr(build, "build_all", lambda out, version, platforms=None: seen.append(
@@ -118,7 +118,7 @@ def test_build_defaults_to_one_folder_per_fmi_version(capsys, tmp_path, monkeypa
 
 
 def test_build_platforms_are_checked_before_building_and_passed_on(capsys, tmp_path, monkeypatch):
-    import crane_models.fmi.build as build
+    import crane_models.models.build as build
 
     seen = []
     monkeypatch.setattr(build, "build_all", lambda out, version, platforms=None: seen.append(platforms) or [])

@@ -60,7 +60,7 @@ def test_vessel_crane_steps_in_the_kernel_as_in_python(stepper, atol):
 def test_knuckle_boom_steps_in_the_kernel_as_in_python_with_its_end_stops():
     """The hoisting demo driven into the stroke limit of cylinder 3 (set-point beyond it): the law's end stops
     and gravity compensation in the kernel, against the Python stepper."""
-    from crane_models.fmi.registry import SPECS
+    from crane_models.models.registry import SPECS
     from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
 
     sc = knuckle_boom_hoisting()

@@ -1,9 +1,9 @@
-"""Issue 20, item 5: cross-check folders that reproduce themselves (crane_models/fmi/cross_check.py).
+"""Issue 20, item 5: cross-check folders that reproduce themselves (crane_models/simulation/cross_check.py).
 
 Each FMU's folder, FMI 2.0 and 3.0, is simulated by fmpy's command line in a process that cannot import
 ``crane_models`` (an import hook refuses it; the FMU runs its own bundled copy of the package): with the FMU's
 default start values, ``_in.csv`` and the step and times of ``_ref.opt``, as a cross-check importer does. Every
-output must stay within 1e-3 of its range of ``_ref.csv`` (fmi/cross_check.py: AGREEMENT, the bound of the
+output must stay within 1e-3 of its range of ``_ref.csv`` (simulation/cross_check.py: AGREEMENT, the bound of the
 FMU-vs-standalone tests). The folders here cover the first :data:`TEST_STOP` seconds of each reference scenario
 (same signals, same code; the full runs, ~4 minutes of references and replays, are what
 ``.ci/cross-build`` checks and tests/test_artifacts.py with CRANE_COSIM_ARTIFACTS=1). The 1 MB limit is checked at
@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crane_models.fmi import cross_check
-from crane_models.fmi.cross_check import (AGREEMENT, FILE_LIMIT, check_folder, copy_reference_results,
+from crane_models.simulation import cross_check
+from crane_models.simulation.cross_check import (AGREEMENT, FILE_LIMIT, check_folder, copy_reference_results,
                                           cross_check_folder, read_csv, read_options, write_reference_results)
-from crane_models.fmi.registry import SPECS
+from crane_models.models.registry import SPECS
 from fmu_helpers import build_fmi3_fmus, build_fmus
 
 # 2 s of every scenario: the vessel crane's release transient (0.1 s) and the start of its hoisting (1 s), the sea

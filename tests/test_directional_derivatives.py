@@ -15,7 +15,7 @@ import pytest
 from fmpy import read_model_description
 from fmpy.fmi1 import FMICallException
 
-from crane_models.models.vessel_crane.interface_inertia import inertia_matrix
+from crane_models.core.moving_base.interface_inertia import inertia_matrix
 from fmu_helpers import Slave, build_fmus, needs_runtime
 
 ACC = [f"base_acceleration_{a}" for a in "xyz"] + [f"angular_acceleration_{a}" for a in "xyz"]

@@ -175,7 +175,7 @@ def test_ecos_environment_names_this_python_unless_the_user_chose_one(monkeypatc
 
 @pytest.fixture(scope="module")
 def kb_fmu(tmp_path_factory) -> Path:
-    from crane_models.fmi.build import build_fmu
+    from crane_models.models.build import build_fmu
 
     return build_fmu("KnuckleBoomCrane", tmp_path_factory.mktemp("ecos_command_fmus"))
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crane_models.fmi.registry import SPECS
+from crane_models.models.registry import SPECS
 from crane_models.models import collect
 from crane_models.simulation.runs import max_relative_deviation, output_units, run_fmu
 from crane_models.integration.scenario import Scenario

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from fmpy.validation import validate_fmu
 
-from crane_models.fmi.registry import SPECS
+from crane_models.models.registry import SPECS
 from fmu_helpers import Slave, build_fmus, kernel_expected, needs_runtime
 
 NAMES = sorted(SPECS)

@@ -18,7 +18,7 @@ from figure_checks import problems
 
 from crane_models.app.demo import PAYLOAD_PANELS, SCENARIOS
 from crane_models.app.plots import output_panels, series_panels, side_by_side_figure, time_series_figure
-from crane_models.fmi.registry import SPECS
+from crane_models.models.registry import SPECS
 
 SIZE = {"N": 3e5, "N.m": 1e6, "rad": 0.5, "m": 2.0, "m/s": 0.3, "rad/s": 0.2, "kg": 5e3, "": 1.0}
 T = np.arange(1001) * 0.01  # 10 s at 10 ms

@@ -17,7 +17,7 @@ from fmu_helpers import build_fmus  # noqa: E402
 
 @pytest.fixture(scope="module")
 def fmi3_fmu(tmp_path_factory):
-    from crane_models.fmi.build import build_fmu
+    from crane_models.models.build import build_fmu
 
     return build_fmu("KnuckleBoomCrane", tmp_path_factory.mktemp("fmi3"), fmi_version=3)
 

@@ -36,7 +36,7 @@ from engine_runs import needs_ecospy  # noqa: E402
 
 from crane_models.app.native import ecos_executable  # noqa: E402
 from crane_models.fmi.platforms import FMI3_FUNCTIONS  # noqa: E402
-from crane_models.fmi.registry import SPECS  # noqa: E402
+from crane_models.models.registry import SPECS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(c_compiler() is None, reason=NO_CC)
 RUNS = 3  # per FMU; the FMI 2.0 test (test_native_host.py) runs 10, the code paths are shared
@@ -44,7 +44,7 @@ RTOL = 1e-12  # see the module docstring
 
 
 def test_every_fmu_carries_the_runtime_not_pythonfmu3s_binary(fmus):
-    from crane_models.fmi.build import fmi3_runtime_binary
+    from crane_models.fmi.fmu_binaries import fmi3_runtime_binary
 
     ours = fmi3_runtime_binary().read_bytes()
     for name in SPECS:
@@ -58,7 +58,7 @@ def test_every_fmu_carries_the_runtime_not_pythonfmu3s_binary(fmus):
 
 def test_fmi3_build_is_reproducible(fmus, tmp_path):
     """A second build of the same sources is byte-identical (runtime, record and token copy included)."""
-    from crane_models.fmi.build import build_fmu
+    from crane_models.models.build import build_fmu
 
     again = build_fmu("KnuckleBoomCrane", tmp_path, fmi_version=3)
     assert again.read_bytes() == (fmus / "KnuckleBoomCrane.fmu").read_bytes()

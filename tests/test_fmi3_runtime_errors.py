@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE / "native_host"))
 from c_host import NO_CC, c_compiler, extract, results, run_host  # noqa: E402
 from fmi3_plan import fmus, host, knuckle  # noqa: E402,F401 -- fixtures
 
-from crane_models.fmi.registry import SPECS  # noqa: E402
+from crane_models.models.registry import SPECS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(c_compiler() is None, reason=NO_CC)
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE / "native_host"))
 from c_host import NO_CC, c_compiler, compile_host, extract, results, run_host  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 
-from crane_models.fmi.registry import SPECS  # noqa: E402
+from crane_models.models.registry import SPECS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(c_compiler() is None, reason=NO_CC)
 OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3

@@ -13,7 +13,7 @@ import pytest
 from fmpy.fmi1 import FMICallException
 
 from crane_models.core import native as kane_native
-from crane_models.fmi.registry import SPECS
+from crane_models.models.registry import SPECS
 from crane_models.models.knuckle_boom.spec import knuckle_boom_spec
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.integration.integrators import StepBudgetExceeded

@@ -23,7 +23,7 @@ TOL = 1e-3  # 0.1 % of range
 @pytest.fixture(scope="module")
 def vc_fmu(tmp_path_factory):
     """The FMU built exactly as ``crane-cosim build`` builds it."""
-    from crane_models.fmi.build import build_fmu
+    from crane_models.models.build import build_fmu
 
     return build_fmu("VesselCrane", tmp_path_factory.mktemp("fmus"))
 

@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pytest
 
-from crane_models.fmi.registry import SPECS
-from crane_models.models.vessel_crane.interface_inertia import inertia_matrix
+from crane_models.models.registry import SPECS
+from crane_models.core.moving_base.interface_inertia import inertia_matrix
 
 NAMES = ["CraneOnMovingBase", "KnuckleBoomCraneOnMovingBase"]
 ACC = [f"base_acceleration_{a}" for a in "xyz"] + [f"angular_acceleration_{a}" for a in "xyz"]

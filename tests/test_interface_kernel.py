@@ -1,7 +1,7 @@
 """The output path of the knuckle boom crane on its moving base in the kernel (core/native/reactions.c:
 ``mbs_interface_wrench``, ``mbs_interface_inertia``, ``mbs_base_loads``) against the numpy forms they replace
 (``KnuckleBoomOnMovingBaseModel.interface_wrench_reference``, ``.loads_reference``,
-``vessel_crane.interface_inertia.interface_inertia``), the reference evaluated on kinematics from the numpy core
+``core.moving_base.interface_inertia.interface_inertia``), the reference evaluated on kinematics from the numpy core
 (no kernel anywhere on its side); and the fused weights-and-actuators array against the crane's two forms.
 
 Tolerance 1e-12 of the largest entry: both sides evaluate the same closed forms in another order (sums over seven

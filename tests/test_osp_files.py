@@ -17,8 +17,10 @@ import pytest
 
 xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is needed to validate the OSP files")
 
-from crane_models.fmi.osp import MD_NAMESPACE, PAIRS, osp_model_description, write_osp_files  # noqa: E402
-from crane_models.fmi.registry import SPECS  # noqa: E402
+from crane_models.fmi.osp import MD_NAMESPACE, osp_model_description  # noqa: E402
+from crane_models.models.build import write_osp_files  # noqa: E402
+from crane_models.models.registry import OSP_PAIRS as PAIRS  # noqa: E402
+from crane_models.models.registry import SPECS  # noqa: E402
 from engine_runs import NO_LIBCOSIM, libcosim_missing  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 

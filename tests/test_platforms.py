@@ -24,8 +24,9 @@ import pytest
 from crane_models.core.native import system
 from crane_models.fmi import platforms
 from crane_models.fmi.binary_exports import read_binary
-from crane_models.fmi.build import build_all, make_reproducible
-from crane_models.fmi.registry import SPECS
+from crane_models.models.build import build_all
+from crane_models.fmi.reproducible import make_reproducible
+from crane_models.models.registry import SPECS
 from crane_models.core.native.entry_points import EXPORTS
 from platform_helpers import (AARCH64_SYSROOT, binding_calls, build_harness, cross_built, kernel_c_functions,
                               parse_harness_output, require_lief, require_zig, windows_program, wine_command,

@@ -55,7 +55,7 @@ BUILD_FMUS = """
 import sys
 from pathlib import Path
 import crane_models
-from crane_models.fmi.build import build_all
+from crane_models.models.build import build_all
 assert Path(crane_models.__file__).resolve().is_relative_to(Path.cwd().resolve()), crane_models.__file__
 platforms = sys.argv[2] if len(sys.argv) > 2 else None
 build_all(Path(sys.argv[1]) / "fmi2", fmi_version=2, platforms=platforms)

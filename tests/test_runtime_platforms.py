@@ -19,7 +19,7 @@ from fmpy import read_model_description
 
 from crane_models.fmi import platforms
 from crane_models.fmi.binary_exports import read_binary
-from crane_models.fmi.build import build_fmu
+from crane_models.models.build import build_fmu
 from platform_helpers import cross_built, require_zig, wine_command, wineserver_command
 
 HERE = Path(__file__).resolve().parent

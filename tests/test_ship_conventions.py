@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from crane_models.core.screws import rot_x, rot_y, rot_z
-from crane_models.fmi.registry import SPECS
-from crane_models.models.vessel_crane.ship import FLIP, ShipMountedModel, euler_angles
+from crane_models.models.registry import SPECS
+from crane_models.core.moving_base.ship import FLIP, ShipMountedModel, euler_angles
 from crane_models.integration.cosimulation import CoSimulation
 
 G = 9.81

@@ -26,8 +26,8 @@ import pytest
 
 xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is needed to validate the SSP files")
 
-from crane_models.fmi.osp import PAIRS  # noqa: E402
-from crane_models.fmi.registry import SPECS  # noqa: E402
+from crane_models.models.registry import OSP_PAIRS as PAIRS  # noqa: E402
+from crane_models.models.registry import SPECS  # noqa: E402
 from crane_models.models.vessel_crane.vessels import SHIP_PAIRS  # noqa: E402
 from engine_runs import needs_ecospy  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402

@@ -96,7 +96,7 @@ def test_sea_state_motion_is_the_derivative_of_the_prescribed_pose():
 
 @pytest.fixture(scope="module")
 def kb_fmu(tmp_path_factory):
-    from crane_models.fmi.build import build_fmu
+    from crane_models.models.build import build_fmu
 
     return build_fmu("KnuckleBoomCrane", tmp_path_factory.mktemp("fmus"))
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from crane_models.fmi.artifacts import write_manifest
-from crane_models.fmi.registry import SPECS
+from crane_models.app.artifacts import write_manifest
+from crane_models.models.registry import SPECS
 from fmu_helpers import build_fmi3_fmus, build_fmus
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,7 +3,7 @@
 A case file is YAML read with ``yaml.safe_load`` (plain data only: no tags, no code). Its schema, in SI
 units (angles in rad), is in ``docs/fatigue-and-sweeps.md``; in short::
 
-    fmu: KnuckleBoomCrane            # a name of fmi.registry.SPECS
+    fmu: KnuckleBoomCrane            # a name of models.registry.SPECS
     duration: 0.5                    # [s]
     step: 0.01                       # communication step [s]
     scenario: knuckle_boom_hoisting  # optional: a name of the models' SCENARIOS (signals + start values)
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..fmi.registry import SPECS
+from ..models.registry import SPECS
 from ..integration.scenario import check_step
 from .signals import SEA_STATE_FIELDS, case_signals, check_sea_state, check_signal
 

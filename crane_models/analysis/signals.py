@@ -130,7 +130,7 @@ def sea_state_motion(sea: dict, t: float) -> dict:
 def case_signals(case) -> tuple[list, Callable[[float], list]]:
     """``(input names, t -> input values)`` of a case: each input's start value, overridden by the
     scenario's signal, by the case's own signal definition, and for motion inputs by the sea state."""
-    from ..fmi.registry import SPECS
+    from ..models.registry import SPECS
     from ..models import collect
 
     spec = SPECS[case.fmu]()

@@ -62,7 +62,7 @@ class Settings:
 
     @classmethod
     def of(cls, case_set: CaseSet) -> "Settings":
-        from ..fmi.registry import SPECS
+        from ..models.registry import SPECS
 
         units = {v.name: v.unit for v in SPECS[case_set.fmu]().outputs}
         return cls(tuple(case_set.fatigue_outputs), case_set.slopes, case_set.reference_cycles,
@@ -233,7 +233,7 @@ def fmu_for(case_set: CaseSet, out_dir: Path) -> Path:
         return path
     path = Path(out_dir) / "fmu" / f"{case_set.fmu}.fmu"
     if not path.exists():
-        from ..fmi.build import build_fmu
+        from ..models.build import build_fmu
 
         build_fmu(case_set.fmu, path.parent)
     return path

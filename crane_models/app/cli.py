@@ -42,7 +42,7 @@ def add_commands(sub) -> None:
 
 
 def build_command(args: argparse.Namespace) -> int:
-    from ..fmi.build import build_all
+    from ..models.build import build_all
 
     out = writable_dir(args.out or default_fmu_dir(args.fmi), "--out")
     platforms = None

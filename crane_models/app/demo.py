@@ -72,7 +72,7 @@ def demo_command(args: argparse.Namespace) -> int:
 
 
 def _ensure_fmus(fmu_dir: Path, scenarios: dict, rebuild: bool, quiet: bool) -> None:
-    from ..fmi.build import build_all, build_fmu
+    from ..models.build import build_all, build_fmu
 
     if rebuild:
         if not quiet:

@@ -97,7 +97,7 @@ def resolve_fmu(name_or_path: str, fmu_dir: Path | None = None, quiet: bool = Fa
         if not path.is_file():
             raise CliError(f"FMU file {path} not found")
         return path
-    from ..fmi.registry import SPECS
+    from ..models.registry import SPECS
 
     if name_or_path not in SPECS:
         close = difflib.get_close_matches(name_or_path, list(SPECS), n=1)
@@ -107,7 +107,7 @@ def resolve_fmu(name_or_path: str, fmu_dir: Path | None = None, quiet: bool = Fa
     fmu_dir = Path(fmu_dir) if fmu_dir else default_fmu_dir()
     target = fmu_dir / f"{name_or_path}.fmu"
     if not target.is_file():
-        from ..fmi.build import build_fmu
+        from ..models.build import build_fmu
 
         writable_dir(fmu_dir, "--fmus")
         if not quiet:

@@ -142,7 +142,7 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
 
 def run_ssp_command(args: argparse.Namespace) -> int:
     from .results import file_sha256, write_csv, write_metadata
-    from .run import check_output_files, input_signals, parse_assignment
+    from .run_inputs import check_output_files, input_signals, parse_assignment
 
     path = Path(args.fmu)
     if not path.is_file():

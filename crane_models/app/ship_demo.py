@@ -61,10 +61,10 @@ def run_in_libcosim(structure: Path, setpoints, step: float, stop: float) -> dic
     from libcosimpy.CosimManipulator import CosimManipulator
     from libcosimpy.CosimObserver import CosimObserver
 
-    from ..fmi.osp import PAIRS
+    from ..models.registry import OSP_PAIRS
 
     log_output_level(CosimLogLevel.ERROR)
-    fmus = {sim: fmu for sim, (fmu, _) in PAIRS[structure.name].items()}
+    fmus = {sim: fmu for sim, (fmu, _) in OSP_PAIRS[structure.name].items()}
     execution = CosimExecution.from_osp_config_file(str(structure))
     observer, manipulator = CosimObserver.create_last_value(), CosimManipulator.create_override()
     execution.add_observer(observer)
@@ -101,7 +101,7 @@ def ship_figure(title: str, split: dict, mono: dict):
 
     from ..analysis.plot_style import (PALETTE, REFERENCE, display, figure_key, legend_outside, new_figure,
                                        wrapped_title)
-    from ..fmi.registry import SPECS
+    from ..models.registry import SPECS
 
     units = {v.name: v.unit for name in ("Vessel", "CraneOnMovingBase") for v in SPECS[name]().outputs}
     fig, axes = new_figure(len(PANELS), 1, width=9.0, row_height=2.2, sharex=True)

@@ -8,7 +8,7 @@ that carries nothing ends at the point the model names (the tip of the outer boo
 ``l_p`` behind its attachment point). The tip is the model's own ``tip_position``.
 
 Frames: a crane on a fixed base is drawn in Frame 0; a crane on a moving base (``…OnMovingBase``) in the ship's
-frame, through the FMU's own mounting parameters (mount point, heading, z up or down; :mod:`vessel_crane.ship`),
+frame, through the FMU's own mounting parameters (mount point, heading, z up or down; :mod:`core.moving_base.ship`),
 on a deck through the crane base point: the frame its ``tip_*`` outputs use. The payload (``payload_*``) hangs on
 the wire from the tip. The vessel crane (``VesselCrane``) is drawn on its vessel with the vessel's angles at zero,
 i.e. in the vessel's frame.
@@ -89,7 +89,7 @@ def _deck(reach: float, z: float, transform) -> np.ndarray:
 def _spec_values(model: str, parameters: dict) -> dict:
     """Every parameter of the model: the FMU's start values, then those of the result file (its start values of
     inputs, which a run may also list, do not shape the crane)."""
-    from ..fmi.registry import SPECS
+    from ..models.registry import SPECS
 
     spec = SPECS[model]()
     values = {p.name: p.start for p in spec.parameters}
@@ -104,8 +104,8 @@ def _spec_values(model: str, parameters: dict) -> dict:
 def _knuckle_boom(model: str, values: dict) -> CraneScene:
     from ..fmi.spec import split_values
     from ..models.knuckle_boom.crane import KnuckleBoomCrane, KnuckleBoomParameters
-    from ..models.vessel_crane.spec import mounting_from
-    from ..models.vessel_crane.ship import FLIP
+    from ..models.on_ship import mounting_from
+    from ..core.moving_base.ship import FLIP
 
     p = split_values(values, KnuckleBoomParameters)
     crane = KnuckleBoomCrane(p)

@@ -1,11 +1,12 @@
 """What an FMU carries of ``crane_models`` and what it needs from the Python of the machine it runs on, in one
 place (docs/fmi-runtime.md, "What an FMU carries").
 
-An FMU runs its slave: the FMI adapter, the models with their FMU specs, the core (screws, Kane's equations,
-reactions, the compiled kernel and its ctypes binding), the steppers and the stepping co-simulation around them.
-It does not run the command line (``app/``), the sweeps and reports (``analysis/``), the demo scenarios, the
-masters and runners of ``simulation/``, the build machinery of ``fmi/`` (build, platforms, artifacts, OSP files)
-or C sources (the kernel is carried compiled; the FMI runtime goes to ``binaries/``). ``tests/test_fmu_bundle.py``
+An FMU runs its slave, which is the package's floors up to the models: the time integration (``integration/``: the
+steppers and the stepping co-simulation around them), the core (screws, Kane's equations, reactions, the moving
+base, the compiled kernel and its ctypes binding), the FMU-side modules of ``fmi/`` (the adapter, saved states) and
+the models with their FMU specs. It does not run the command line (``app/``), the sweeps and reports
+(``analysis/``), the demo scenarios, the masters and runners of ``simulation/``, the build machinery of ``fmi/``
+(packaging, platforms, OSP and SSP files), the models' registry and build, or C sources (the kernel is carried compiled; the FMI runtime goes to ``binaries/``). ``tests/test_fmu_bundle.py``
 checks by import analysis that every bundled module imports only bundled modules, the standard library and the
 :data:`RUNTIME_REQUIREMENTS`, and loads every FMU from its own files.
 """
@@ -17,22 +18,23 @@ from pathlib import Path
 
 # Files of the package an FMU carries, as '/'-separated patterns relative to crane_models/ ('*' within one
 # component). The kernel binaries: the extension pip compiled in place, or the cross-built ones
-# (``multibody-<platform>.<ext>``, put there by build.bundle_binaries).
+# (``multibody-<platform>.<ext>``, put there by fmu_binaries.bundle_binaries).
 BUNDLED_FILES = (
     "__init__.py",
+    "integration/*.py",
     "core/*.py",
+    "core/moving_base/*.py",
     "core/native/*.py",
     "core/native/multibody*.so", "core/native/multibody*.pyd", "core/native/multibody*.dll",
     "core/native/multibody*.dylib",
-    "models/__init__.py",
+    "models/__init__.py", "models/on_ship.py",
     "models/*/*.py",
-    "integration/*.py",
     "fmi/__init__.py", "fmi/adapter.py", "fmi/derivatives.py", "fmi/saved_states.py", "fmi/spec.py",
     "fmi/state_format.py",
 )
-# Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model and the run description they
-# are made of (the command line's, run with scipy).
-LEFT_OUT = ("models/*/scenarios.py", "integration/scenario.py")
+# Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model, the run description and the sea
+# motion they are made of (the command line's, run with scipy).
+LEFT_OUT = ("models/*/scenarios.py", "integration/scenario.py", "core/moving_base/sea_motion.py")
 
 # What the bundled code needs from the target's Python besides the standard library; the FMU's runtime record
 # (fmi/runtime: runtime_record) carries it and the runtime checks it. The same bounds as pyproject.toml

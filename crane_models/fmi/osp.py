@@ -16,25 +16,23 @@
   ``interface_angular_port`` (moment, angular velocity), ``orientation`` (AngularDisplacement: roll, pitch,
   yaw), ``angular_acceleration`` and ``base_acceleration``.
 * System structures (``http://opensimulationplatform.com/MSMI/OSPSystemStructure``, version 0.1), one per
-  pair, joined by five ``VariableGroupConnection`` s: ``OspSystemStructure.xml`` (Vessel + CraneOnMovingBase,
-  the paper's scaled model) and ``KnuckleBoomOnVessel_OspSystemStructure.xml`` (Vessel with the
-  :data:`vessels.KNUCKLE_BOOM_VESSEL` parameter set + KnuckleBoomCraneOnMovingBase): the pairs of
-  :data:`vessels.SHIP_PAIRS`. Fixed-step algorithm.
+  pair, joined by five ``VariableGroupConnection`` s; the project's are ``models.registry.OSP_PAIRS``
+  (``OspSystemStructure.xml``: Vessel + CraneOnMovingBase, the paper's scaled model;
+  ``KnuckleBoomOnVessel_OspSystemStructure.xml``: Vessel with the ``vessels.KNUCKLE_BOOM_VESSEL`` parameter set +
+  KnuckleBoomCraneOnMovingBase). Fixed-step algorithm.
 
-``crane-cosim build`` writes them beside the FMUs (:func:`write_osp_files`); libcosim finds a model
-description next to the FMU by its name.
+The writers take the FMUs' specs and the pairs as arguments; ``crane-cosim build`` writes the project's beside
+the FMUs (``models.build.write_osp_files``); libcosim finds a model description next to the FMU by its name.
 """
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..models.vessel_crane.vessels import SHIP_PAIRS
-from .registry import SPECS
 
 __all__ = ["MD_NAMESPACE", "SS_NAMESPACE", "GROUP_ORDER", "variable_groups", "osp_model_description",
-           "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "PAIRS", "SIMULATORS", "SHIP_PAIRS",
-           "group_variables", "variable_connections"]
+           "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "group_variables",
+           "variable_connections"]
 
 MD_NAMESPACE = "https://open-simulation-platform.com/OspModelDescription/1.0.1"
 SS_NAMESPACE = "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
@@ -62,13 +60,6 @@ INTERFACE = {
 }
 GROUP_CONNECTIONS = list(INTERFACE)  # each joins the group of that name on the vessel and on the crane
 
-SIMULATORS = {"vessel": "Vessel", "crane": "CraneOnMovingBase"}
-# System structure file -> {simulator: (FMU, initial values)}: the pairs of vessel_crane.vessels.SHIP_PAIRS.
-PAIRS = {
-    "OspSystemStructure.xml": SHIP_PAIRS["CraneOnVessel"],
-    "KnuckleBoomOnVessel_OspSystemStructure.xml": SHIP_PAIRS["KnuckleBoomOnVessel"],
-}
-
 
 def group_variables(group: str) -> list:
     """The variables of an interface group (both sub-groups of a port)."""
@@ -76,13 +67,14 @@ def group_variables(group: str) -> list:
     return [m for _, members in content for m in members] if kind in PORTS else list(content)
 
 
-def variable_connections(simulators: dict) -> list:
+def variable_connections(simulators: dict, specs: dict) -> list:
     """The group connections of a pair's system structure, variable by variable: ``(from simulator, variable, to
     simulator, variable)``, each from the side where the variable is an output to the side where it is an input
-    (``simulators``: ``{simulator: (FMU, initial values)}``, the vessel's and the crane's)."""
+    (``simulators``: ``{simulator: (FMU, initial values)}``, the vessel's and the crane's; ``specs``: ``{FMU: spec
+    factory}``)."""
     causality = {}
     for sim, (fmu, _) in simulators.items():
-        spec = SPECS[fmu]()
+        spec = specs[fmu]()
         causality[sim] = {v.name: "input" for v in spec.inputs} | {v.name: "output" for v in spec.outputs}
     (a, ca), (b, cb) = causality.items()
     out = []
@@ -161,11 +153,9 @@ def _text(root: ET.Element) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def osp_system_structure(step: float = 0.01, initial_values: dict | None = None,
-                         simulators: dict | None = None) -> str:
-    """A vessel-crane pair; ``simulators`` is ``{name: (FMU, initial values)}`` (default: Vessel +
-    CraneOnMovingBase), ``initial_values`` ``{simulator: {variable: value}}`` added to those."""
-    simulators = simulators if simulators is not None else PAIRS["OspSystemStructure.xml"]
+def osp_system_structure(simulators: dict, step: float = 0.01, initial_values: dict | None = None) -> str:
+    """A vessel-crane pair; ``simulators`` is ``{name: (FMU, initial values)}`` (``vessel`` and ``crane``),
+    ``initial_values`` ``{simulator: {variable: value}}`` added to those."""
     root = ET.Element("OspSystemStructure", xmlns=SS_NAMESPACE, version="0.1")
     ET.SubElement(root, "StartTime").text = "0.0"
     ET.SubElement(root, "BaseStepSize").text = repr(float(step))
@@ -186,16 +176,17 @@ def osp_system_structure(step: float = 0.01, initial_values: dict | None = None,
     return _text(root)
 
 
-def write_osp_files(out_dir: Path, step: float = 0.01, names=None) -> list:
-    """Every FMU's model description (or those of ``names``) and both system structures into ``out_dir``."""
+def write_osp_files(out_dir: Path, specs: dict, pairs: dict, step: float = 0.01) -> list:
+    """The model description of every FMU of ``specs`` (``{name: spec factory}``) and the system structure of every
+    pair of ``pairs`` (``{file name: {simulator: (FMU, initial values)}}``) into ``out_dir``."""
     out_dir = Path(out_dir)
     paths = []
-    for name in (names if names is not None else sorted(SPECS)):
+    for name in sorted(specs):
         path = out_dir / f"{name}_OspModelDescription.xml"
-        path.write_text(osp_model_description(SPECS[name]()))
+        path.write_text(osp_model_description(specs[name]()))
         paths.append(path)
-    for file_name, simulators in PAIRS.items():
+    for file_name, simulators in pairs.items():
         path = out_dir / file_name
-        path.write_text(osp_system_structure(step, simulators=simulators))
+        path.write_text(osp_system_structure(simulators, step))
         paths.append(path)
     return paths

@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..fmi.registry import SPECS
+from ..models.registry import SPECS
 from ..integration.scenario import Scenario, communication_grid
 from ..integration.cosimulation import simulate_reference
 from .unpacked import unpacked_fmu

@@ -44,7 +44,7 @@ the monolithic ``VesselCrane`` FMU has too. A higher order for the whole run nee
 inside a step (input derivatives, ``canInterpolateInputs``), which pythonfmu does not offer.
 
 * ``"inertia"``: close the loop with the crane's interface inertia, no iteration. The crane FMU outputs
-  ``A`` and ``W₀`` with ``W = W₀ − A a`` (``inertia_outputs``, :mod:`models.vessel_crane.interface_inertia`);
+  ``A`` and ``W₀`` with ``W = W₀ − A a`` (``inertia_outputs``, :mod:`core.moving_base.interface_inertia`);
   both depend on the vessel's position and velocity only, not on its acceleration. At each communication
   point the master passes the vessel's attitude and rates to the crane, reads ``A`` and ``W₀``, gives them to
   the Vessel (which takes ``A`` into its own mass matrix), reads the vessel's now consistent accelerations and
@@ -73,8 +73,8 @@ import numpy as np
 from .runs import communication_grid
 from .unpacked import unpacked_fmu
 from ..fmi.instance import FmuInstance
-from ..models.vessel_crane.interface_inertia import INERTIA_NAMES
-from ..models.vessel_crane.split import MOTION, WRENCH
+from ..core.moving_base.interface_inertia import INERTIA_NAMES
+from ..core.moving_base.interface import MOTION, WRENCH
 
 __all__ = ["FmuInstance", "SplitSettings", "run_split", "convergence_table", "observed_order",
            "MOTION_NAMES", "WRENCH_NAMES", "SCHEMES"]

@@ -12,7 +12,7 @@ import json
 import math
 
 from crane_models.core import native
-from crane_models.fmi.registry import SPECS
+from crane_models.models.registry import SPECS
 from crane_models.integration.cosimulation import CoSimulation
 
 STEPS = 5  # communication steps per model: enough to go through doStep's stepping and the outputs

@@ -100,7 +100,7 @@ class NativeAuxiliarySpeeds:
 
 class NativeInterfaceInertia:
     """``A`` of ``W = W₀ − A a`` in the kernel (``mbs_interface_inertia``;
-    :func:`models.vessel_crane.interface_inertia.interface_inertia` is the specification) for a system of ``n``
+    :func:`core.moving_base.interface_inertia.interface_inertia` is the specification) for a system of ``n``
     coordinates with the six ``prescribed`` base coordinates ``[roll, pitch, yaw, x0, y0, z0]`` and the ``free``
     ones (index sequences)."""
 

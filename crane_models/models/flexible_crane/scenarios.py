@@ -54,6 +54,6 @@ SCENARIOS = {"flexible_crane_rigid_lugre": lambda: flexible_crane_paper(n_rfe=1)
              "flexible_crane_flexible16_damped_lugre": lambda: flexible_crane_paper(n_rfe=16, stop_time=1.0,
                                                                                     sde_damping=DAMPED_ELEMENTS)}
 
-# The scenario of the FMU's cross-check folder (fmi/cross_check.py). Cross-check tools set no start values, so it
+# The scenario of the FMU's cross-check folder (simulation/cross_check.py). Cross-check tools set no start values, so it
 # is the paper's case that the FMU's defaults are: the flexible link of 4 elements with LuGre friction.
 CROSS_CHECK = {"FlexibleCrane": lambda: flexible_crane_paper(n_rfe=4)}

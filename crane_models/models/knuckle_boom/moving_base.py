@@ -42,9 +42,11 @@ from ...core.native.wrenches import NativeBaseLoads, NativeInterfaceInertia
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
 from ...core.state_derivative import StateDerivative
-from ..vessel_crane.interface_inertia import (INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_values,
+from ...core.moving_base.interface_inertia import (INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_values,
                                               interface_inertia)
-from ..vessel_crane.split import BASE_VELOCITY, MOTION, WRENCH, base_bodies, euler_rate_matrix_inverse
+from ...core.moving_base.base_chain import base_bodies
+from ...core.moving_base.euler import euler_rate_matrix_inverse
+from ...core.moving_base.interface import BASE_VELOCITY, MOTION, WRENCH
 from .crane import (COORDINATE_OUTPUTS, INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController,
                     KnuckleBoomCrane, KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
 
@@ -88,7 +90,7 @@ class KnuckleBoomOnMovingBaseModel:
     def __init__(self, params: KnuckleBoomParameters | None = None,
                  controller: KnuckleBoomController | None = None, controller_enabled: bool = True,
                  inertia_outputs: bool = True):
-        """``inertia_outputs``: also output A and W₀ (:mod:`vessel_crane.interface_inertia`; 0 otherwise)."""
+        """``inertia_outputs``: also output A and W₀ (:mod:`core.moving_base.interface_inertia`; 0 otherwise)."""
         self.inertia_outputs = bool(inertia_outputs)
         base = base_bodies(BASE_ANGLES, BASE_TRANSLATION)
         self.crane = KnuckleBoomCrane(params, tuple(base), N_COORDINATES)
@@ -268,14 +270,14 @@ class KnuckleBoomOnMovingBaseModel:
         return applied, force, moment, joints, tip
 
     def interface_inertia(self, kin: Kinematics) -> np.ndarray:
-        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`vessel_crane.interface_inertia`): in the kernel
+        """``A`` of ``W = W₀ − A a`` at the state of ``kin`` (:mod:`core.moving_base.interface_inertia`): in the kernel
         (``mbs_interface_inertia``) when it is loaded, else :meth:`interface_inertia_reference`."""
         if self._native_inertia is None or kin.record is None:
             return self.interface_inertia_reference(kin)
         return self._native_inertia(kin.M, euler_rate_matrix_inverse(kin.q[3], kin.q[4]), kin.rotation[self._base])
 
     def interface_inertia_reference(self, kin: Kinematics) -> np.ndarray:
-        """:meth:`interface_inertia` in numpy (:func:`vessel_crane.interface_inertia.interface_inertia`); ``M`` formed
+        """:meth:`interface_inertia` in numpy (:func:`core.moving_base.interface_inertia.interface_inertia`); ``M`` formed
         by (44) when the kinematics are numpy's (they carry none)."""
         M = kin.M if kin.M is not None else self.system.mass_matrix(kin)
         return interface_inertia(M, _PRESCRIBED, _FREE, euler_rate_matrix_inverse(kin.q[3], kin.q[4]),

@@ -3,7 +3,7 @@
 
 The vessel is Body 1 of the moving-base paper (Cibicik & Egeland, §III): it turns about the origin of Frame 0
 with ``R^0_1 = R_z(q6) R_y(q5) R_x(q4)`` (53) on the cubic springs ``T_si = −k_i q_i³`` of §III-D, its COG
-``d1`` below the rotation centre (see :mod:`vessel_crane.crane`); the king stands at ``[0, 0, l1]`` in Frame 1.
+``d1`` below the rotation centre (:func:`core.moving_base.base_chain.vessel_bodies`); the king stands at ``[0, 0, l1]`` in Frame 1.
 Coordinates ``q1 … q3`` are the crane's (as the fixed crane), ``q4 … q6`` roll, pitch, yaw.
 
 Its equations are solved here in numpy with the full mass matrix -- no prescribed coordinates, no kernel law --
@@ -17,10 +17,9 @@ import numpy as np
 from ...core.constraint_forces import AuxiliarySpeeds
 from ...core.effort_laws import cubic_springs
 from ...core.kane import Kinematics, skew_stack
+from ...core.moving_base.base_chain import vessel_bodies
 from ...core.parameters import validate
 from ...core.springs import cross
-from ..vessel_crane.crane import vessel_bodies
-from ..vessel_crane.split import VesselParameters
 from .crane import INPUTS, KnuckleBoomController, KnuckleBoomCrane, KnuckleBoomParameters, crane_effort_law
 from .moving_base import KING_CUT
 
@@ -28,14 +27,16 @@ __all__ = ["KnuckleBoomOnVesselModel"]
 
 
 class KnuckleBoomOnVesselModel:
-    """Vessel and knuckle boom crane in one tree; state ``x = [q1 … q6, u1 … u6]``, the crane's six inputs."""
+    """Vessel and knuckle boom crane in one tree; state ``x = [q1 … q6, u1 … u6]``, the crane's six inputs.
+    ``vessel``: the vessel's parameters (``l1, d1, m1, k1, k2, k3``), e.g. ``vessel_crane.vessels.knuckle_boom_vessel()``
+    -- given by the caller, so that this crane's package needs nothing of the vessel crane's."""
 
     input_names = [name for name, _, _ in INPUTS]
     state_size = 12
 
-    def __init__(self, vessel=None, params: KnuckleBoomParameters | None = None,
+    def __init__(self, vessel, params: KnuckleBoomParameters | None = None,
                  controller: KnuckleBoomController | None = None):
-        self.vessel = v = vessel if vessel is not None else VesselParameters()
+        self.vessel = v = vessel
         validate(v)
         self.crane = KnuckleBoomCrane(params, tuple(vessel_bodies(v, first=3)), 6, mount=(0.0, 0.0, v.l1))
         self.system = self.crane.system

@@ -18,7 +18,7 @@ import numpy as np
 from ...core.parameters import ParameterError, validate
 from ...core.payload import (contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate)
-from ..vessel_crane.split import euler_rate_matrix
+from ...core.moving_base.euler import euler_rate_matrix
 from .moving_base import N_COORDINATES, KnuckleBoomOnMovingBaseModel
 from .payload import PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, PayloadParameters
 

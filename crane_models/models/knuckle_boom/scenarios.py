@@ -2,12 +2,8 @@
 base and on a vessel in a moderate sea."""
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from ...integration.scenario import Scenario, smoothstep
-from ..vessel_crane.split import euler_rate_matrix
+from ...core.moving_base.sea_motion import sea_motion
 from .crane import INPUTS
 from .moving_base import INPUTS as MB_INPUTS
 from .payload import PAYLOAD_INPUTS
@@ -56,28 +52,6 @@ def knuckle_boom_hoisting() -> Scenario:
         ],
         paper=PAPER,
     )
-
-
-# A moderate sea as the crane base feels it (not from the papers): roll 3° at 8 s, pitch 1.7° at 6 s, yaw 0.6° at
-# 20 s, and a heave and sway acceleration of the base point of 0.5 and 0.2 m/s² (a heave of 1 m at 9 s).
-_SEA_AMPLITUDE = np.array([0.05, 0.03, 0.01])  # rad
-_SEA_FREQUENCY = 2.0 * np.pi / np.array([8.0, 6.0, 20.0])  # rad/s
-
-
-def sea_motion(t: float) -> list:
-    """The motion inputs of a moving-base crane FMU at ``t`` (roll, pitch, yaw, ω, ω̇ in the base frame, base
-    acceleration, base velocity): Euler angles ``a sin(w t)`` with the consistent ``ω = E q̇`` and
-    ``ω̇ = E q̈ + Ė q̇`` of (53)."""
-    q = _SEA_AMPLITUDE * np.sin(_SEA_FREQUENCY * t)
-    qd = _SEA_AMPLITUDE * _SEA_FREQUENCY * np.cos(_SEA_FREQUENCY * t)
-    qdd = -_SEA_FREQUENCY ** 2 * q
-    r, p = q[0], q[1]
-    e_dot = np.array([[0.0, 0.0, -math.cos(p) * qd[1]],
-                      [0.0, -math.sin(r) * qd[0], math.cos(r) * math.cos(p) * qd[0] - math.sin(r) * math.sin(p) * qd[1]],
-                      [0.0, -math.cos(r) * qd[0], -math.sin(r) * math.cos(p) * qd[0] - math.cos(r) * math.sin(p) * qd[1]]])
-    E = euler_rate_matrix(r, p)
-    acc = [0.0, 0.2 * math.sin(2.0 * np.pi * t / 7.0), 0.5 * math.sin(2.0 * np.pi * t / 9.0)]
-    return list(q) + list(E @ qd) + list(E @ qdd + e_dot @ qd) + acc + [0.0, 0.0, 0.0]
 
 
 def knuckle_boom_at_sea(stop_time: float = 20.0) -> Scenario:
@@ -145,7 +119,7 @@ def knuckle_boom_lift_at_sea() -> Scenario:
 SCENARIOS = {"knuckle_boom_hoisting": knuckle_boom_hoisting, "knuckle_boom_at_sea": knuckle_boom_at_sea,
              "knuckle_boom_lift": knuckle_boom_lift, "knuckle_boom_lift_at_sea": knuckle_boom_lift_at_sea}
 
-# The scenario of each FMU's cross-check folder (fmi/cross_check.py). Cross-check tools set no start values, so
+# The scenario of each FMU's cross-check folder (simulation/cross_check.py). Cross-check tools set no start values, so
 # these start from the FMUs' default start values: the hoisting sequence does (its start pose is the default),
 # the lifts do not (payload, deck, integrator).
 CROSS_CHECK = {"KnuckleBoomCrane": knuckle_boom_hoisting, "KnuckleBoomCraneOnMovingBase": knuckle_boom_at_sea}

@@ -10,8 +10,8 @@ from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_par
                          solver_options, split_values)
 from .crane import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
                     KnuckleBoomModel, KnuckleBoomParameters)
-from ..vessel_crane.ship import MOUNTING_OUTPUTS
-from ..vessel_crane.spec import mounting_parameters, on_ship
+from ...core.moving_base.ship import MOUNTING_OUTPUTS
+from ..on_ship import mounting_parameters, on_ship
 from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
                       KnuckleBoomPayloadModel, PayloadParameters)
 from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel

@@ -38,6 +38,7 @@ from ...core.effort_laws import CoordinateEffortLaw, cubic_springs, pd_control, 
 from ...core.kane import Body, Kinematics, MultibodySystem
 from ...core.state_derivative import StateDerivative
 from ...core.parameters import param, validate
+from ...core.moving_base.base_chain import vessel_bodies
 from ...core.screws import rot_x, rot_z
 
 __all__ = ["VesselCraneParameters", "VesselCraneController", "VesselCraneInitialState", "VesselCrane",
@@ -79,18 +80,6 @@ class VesselCraneParameters:
 def _inertia(m: float, length: float, weights: tuple) -> np.ndarray:
     """``diag(w · m l²/12)`` -- the pattern of all four tensors of eq. (73)."""
     return np.diag(np.asarray(weights, dtype=float) * m * length * length / 12.0)
-
-
-def vessel_bodies(p: VesselCraneParameters, first: int = 0) -> list:
-    """Body 1 as yaw ``q3`` (z0), pitch ``q2`` (y) and roll ``q1`` (x) joints, eq. (53), with roll, pitch, yaw
-    the coordinates ``first … first+2``; the first two bodies are massless frames of the Euler-angle chain."""
-    x, y, z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-    return [
-        Body("yaw", None, "revolute", z, coordinate=first + 2),
-        Body("pitch", "yaw", "revolute", y, coordinate=first + 1),
-        Body("vessel", "pitch", "revolute", x, coordinate=first, mass=p.m1,
-             inertia=_inertia(p.m1, p.l1, (1, 1, 1)), com=(0.0, 0.0, -p.d1)),
-    ]
 
 
 def crane_bodies(p: VesselCraneParameters, base: str | None = "vessel", first: int = 3) -> list:

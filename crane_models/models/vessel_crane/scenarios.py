@@ -45,7 +45,7 @@ def static_equilibrium(inputs: np.ndarray, values: dict | None = None) -> dict:
     iteration by ``scipy.optimize.fsolve``); a residual above 1e-9 rad/s² raises ``RuntimeError``."""
     from scipy.optimize import fsolve
 
-    from ...fmi.registry import SPECS
+    from ..registry import SPECS
 
     spec = SPECS["VesselCrane"]()
     params = {v.name: v.start for v in spec.parameters}
@@ -102,8 +102,8 @@ SCENARIOS = {"vessel_crane_hoisting": vessel_crane_hoisting}
 
 def crane_hoisting_at_sea(stop_time: float = 20.0) -> Scenario:
     """CraneOnMovingBase runs the hoisting sequence of Figs. 5-6 on a base in the moderate sea of the knuckle boom
-    demo (``knuckle_boom.scenarios.sea_motion``: roll 3 deg at 8 s, pitch 1.7 deg at 6 s, heave and sway)."""
-    from ..knuckle_boom.scenarios import sea_motion
+    demo (``core.moving_base.sea_motion``: roll 3 deg at 8 s, pitch 1.7 deg at 6 s, heave and sway)."""
+    from ...core.moving_base.sea_motion import sea_motion
     from .split import CRANE_INPUTS
 
     hoist = _vc_signals(stop_time)
@@ -120,7 +120,7 @@ _CRANE_LOAD = ((0.0, 150.0, 1.3), (0.0, 150.0, 0.9), (-882.9, 250.0, 2.1),
 
 def vessel_under_crane_load(stop_time: float = 20.0) -> Scenario:
     """The Vessel FMU under :data:`_CRANE_LOAD`, no added interface inertia (its inputs' start values)."""
-    from ...fmi.registry import SPECS
+    from ..registry import SPECS
     from .split import VESSEL_INPUTS
 
     names = [v.name for v in SPECS["Vessel"]().inputs]  # the wrench, then the interface inertia
@@ -134,7 +134,7 @@ def vessel_under_crane_load(stop_time: float = 20.0) -> Scenario:
                     signals=signals)
 
 
-# The scenario of each FMU's cross-check folder (fmi/cross_check.py). Cross-check tools set no start values, so
+# The scenario of each FMU's cross-check folder (simulation/cross_check.py). Cross-check tools set no start values, so
 # VesselCrane's starts from the FMU's default state, not in static equilibrium: the vessel upright and the booms
 # at their first set-points, released from rest -- the vessel heels under the crane's moment and the booms sag
 # onto their PD controllers (the interface force rises from 45 % of the crane's weight to about all of it within

@@ -12,8 +12,9 @@ from .crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneContr
 from .split import (CRANE_INPUTS, CRANE_OUTPUTS, MEAN_WRENCH, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
                     CraneOnMovingBaseModel, CraneOnMovingBaseParameters, VesselInitialState, VesselModel,
                     VesselParameters, initial_state)
-from .interface_inertia import INERTIA_OUTPUTS
-from .ship import MOUNTING_OUTPUTS, MountPoint, ShipMountedModel, ShipMounting
+from ...core.moving_base.interface_inertia import INERTIA_OUTPUTS
+from ...core.moving_base.ship import MOUNTING_OUTPUTS
+from ..on_ship import mounting_parameters, on_ship
 
 __all__ = ["vessel_crane_spec", "crane_on_moving_base_spec", "vessel_spec", "VESSEL_SOLVER_PARAMETERS", "FMUS",
            "mounting_parameters", "on_ship"]
@@ -30,33 +31,6 @@ VESSEL_SOLVER_OPTIONS = ("max_step", "rtol", "atol")
 VESSEL_SOLVER_PARAMETERS = [integrator_parameter(2)] + SOLVER_PARAMETERS + [
     FmuVariable("atol", "", "absolute tolerance of the internal integrator (on angles [rad] and rates [rad/s])",
                 3e-6, low=1e-12, high=1e-2)]
-
-
-def mounting_parameters() -> list:
-    """The FMI parameters of :class:`.ship.ShipMounting` (mount point, heading, axis convention)."""
-    params = parameters_from_dataclasses(MountPoint())
-    return params + [FmuVariable("z_down", "", "axis convention of the ship's inputs and outputs: false = z up (x "
-                                 "forward, y to port), true = NED-style z down (x forward, y to starboard); gravity "
-                                 "acts along the world's down axis and is not part of base_acceleration", False,
-                                 "boolean"),
-                     FmuVariable("inertia_outputs", "", "compute the interface inertia A and W0 (outputs "
-                                 "interface_inertia_*, interface_*0_*; W = W0 - A a) at every output evaluation "
-                                 "(false: they stay 0 and the FMU runs faster)", False, "boolean")]
-
-
-def mounting_from(values: dict) -> ShipMounting:
-    return ShipMounting(*(float(values[n]) for n in ("mount_x", "mount_y", "mount_z", "mount_heading")),
-                        z_down=bool(values["z_down"]))
-
-
-def on_ship(model, values: dict):
-    """The model seen through the ship conventions of ``values``; the model itself for the defaults (today's)."""
-    mounting = mounting_from(values)
-    return model if mounting.is_identity else ShipMountedModel(model, mounting)
-
-
-def inertia_enabled(values: dict) -> bool:
-    return bool(values["inertia_outputs"])
 
 
 def vessel_crane_spec() -> FmuSpec:
@@ -107,7 +81,7 @@ def crane_on_moving_base_spec() -> FmuSpec:
 def vessel_spec() -> FmuSpec:
     params = parameters_from_dataclasses(VesselParameters(), VesselInitialState()) + list(VESSEL_SOLVER_PARAMETERS)
     # The crane's interface inertia A (0: none): with it the wrench inputs are the crane's W0 and the vessel
-    # takes W = W0 - A a into its own solve (vessel_crane.interface_inertia).
+    # takes W = W0 - A a into its own solve (core.moving_base.interface_inertia).
     inertia = [(name, unit, f"crane's interface inertia as input: {text.split(': ', 1)[1]}")
                for name, unit, text in INERTIA_OUTPUTS]
     inputs = real_variables(tuple(VESSEL_INPUTS) + tuple(inertia), {})

@@ -41,7 +41,6 @@ Choices where the paper is silent:
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -50,8 +49,12 @@ from ...core.effort_laws import cubic_springs, pd_control
 from ...core.kane import Body, Kinematics, MultibodySystem, skew_stack
 from ...core.parameters import validate
 from ...core.springs import cross
-from .interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_matrix, inertia_values,
-                                interface_inertia)
+from ...core.moving_base.base_chain import base_bodies
+from ...core.moving_base.euler import (euler_accelerations, euler_rate_matrix, euler_rate_matrix_inverse,  # noqa: F401
+                                       euler_rates)  # (re-exported: the split's old home of the Euler rates)
+from ...core.moving_base.interface import BASE_VELOCITY, MOTION, WRENCH
+from ...core.moving_base.interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS,
+                                                   inertia_matrix, inertia_values, interface_inertia)
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
                            VesselCraneParameters, crane_bodies, vessel_bodies)
 
@@ -85,60 +88,7 @@ def initial_state(init, names: str) -> np.ndarray:
     return np.array([getattr(init, f"{c}{i}_0") for c in "qu" for i in names])
 
 
-# -- Euler angles of eq. (53) ---------------------------------------------------------------------------
-def euler_rate_matrix(roll: float, pitch: float) -> np.ndarray:
-    """``E`` with ``ω^1_{01} = E [q̇1, q̇2, q̇3]`` for ``R_z(q3) R_y(q2) R_x(q1)`` (53): the roll axis x1, the
-    pitch axis ``R_x(q1)ᵀ y`` and the yaw axis ``R_x(q1)ᵀ R_y(q2)ᵀ z`` in Frame 1.
-
-    >>> euler_rate_matrix(0.0, 0.0)  # upright: body rates are the Euler rates
-    array([[1., 0., 0.],
-           [0., 1., 0.],
-           [0., 0., 1.]])
-    """
-    c1, s1, c2, s2 = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
-    return np.array([[1.0, 0.0, -s2], [0.0, c1, s1 * c2], [0.0, -s1, c1 * c2]])
-
-
-def euler_rate_matrix_inverse(roll: float, pitch: float) -> np.ndarray:
-    """``E⁻¹`` in closed form (a 3×3 solve costs more than the rest of a derivative): with ``t = tan(pitch)``,
-    ``[[1, s1 t, c1 t], [0, c1, −s1], [0, s1/c2, c1/c2]]``; singular at pitch ±π/2, as (53) itself."""
-    c1, s1, c2, s2 = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
-    t = s2 / c2
-    return np.array([[1.0, s1 * t, c1 * t], [0.0, c1, -s1], [0.0, s1 / c2, c1 / c2]])
-
-
-def euler_rates(angles: np.ndarray, omega: np.ndarray) -> np.ndarray:
-    """``q̇ = E⁻¹ ω`` (singular at pitch ±π/2, as (53) itself)."""
-    return euler_rate_matrix_inverse(angles[0], angles[1]) @ omega
-
-
-def euler_accelerations(angles: np.ndarray, rates: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """``q̈ = E⁻¹ (ω̇ − Ė q̇)``, the time derivative of ``ω = E q̇``."""
-    r, p = angles[0], angles[1]
-    c1, s1, c2, s2 = math.cos(r), math.sin(r), math.cos(p), math.sin(p)
-    d1, d2 = rates[0], rates[1]
-    e_dot = np.array([[0.0, 0.0, -c2 * d2],
-                      [0.0, -s1 * d1, c1 * c2 * d1 - s1 * s2 * d2],
-                      [0.0, -c1 * d1, -s1 * c2 * d1 - c1 * s2 * d2]])
-    return euler_rate_matrix_inverse(r, p) @ (alpha - e_dot @ rates)
-
-
-# -- the interface: (name, unit, description) ---------------------------------------------------------
-_F1 = "Frame 1 (vessel)"
-MOTION = (
-    [("roll", "rad", "vessel roll q1, R^0_1 = R_z(yaw) R_y(pitch) R_x(roll), eq. (53)"),
-     ("pitch", "rad", "vessel pitch q2, eq. (53)"),
-     ("yaw", "rad", "vessel yaw q3, eq. (53)")]
-    + [(f"angular_velocity_{a}", "rad/s", f"vessel angular velocity omega^1_01, {a} in {_F1}") for a in "xyz"]
-    + [(f"angular_acceleration_{a}", "rad/s2", f"vessel angular acceleration, {a} in {_F1}") for a in "xyz"]
-    + [(f"base_acceleration_{a}", "m/s2", f"acceleration of the crane base point (origin of Frame 2), "
-        f"{a} in {_F1}") for a in "xyz"]
-)
-_ON_VESSEL = "{} the crane exerts on the vessel at the crane base (origin of Frame 2), {} in Frame 1"
-WRENCH = ([(f"interface_force_{a}", "N", _ON_VESSEL.format("force", a)) for a in "xyz"]
-          + [(f"interface_moment_{a}", "N.m", _ON_VESSEL.format("moment", a)) for a in "xyz"])
-
-BASE_VELOCITY = [(f"base_velocity_{a}", "m/s", f"velocity of the crane base point, {a} in {_F1}") for a in "xyz"]
+# -- the crane's interface: (name, unit, description) ------------------------------------------------
 # The crane also accepts the base velocity, which its dynamics do not need (Galilean invariance): with it
 # force and velocity form the OSP linear mechanical port of the interface.
 CRANE_INPUTS = tuple(VC_INPUTS) + tuple(MOTION) + tuple(BASE_VELOCITY)
@@ -163,18 +113,6 @@ VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 _BASE_SPEEDS = np.array([0, 1, 2, 6, 7, 8])
 _CRANE_SPEEDS = np.array([3, 4, 5])
 _INERTIA_INPUT_NAMES = [name for _, _, name in INERTIA_NAMES]
-
-
-def base_bodies(angles: tuple = (0, 1, 2), translation: tuple = (6, 7, 8)) -> list:
-    """Massless translation of the base point (Frame 0 axes), then yaw, pitch, roll (53) about it; the
-    coordinates of roll, pitch, yaw and of the translation along x0, y0, z0."""
-    x, y, z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-    return [Body("base_x", None, "prismatic", x, coordinate=translation[0]),
-            Body("base_y", "base_x", "prismatic", y, coordinate=translation[1]),
-            Body("base_z", "base_y", "prismatic", z, coordinate=translation[2]),
-            Body("yaw", "base_z", "revolute", z, coordinate=angles[2]),
-            Body("pitch", "yaw", "revolute", y, coordinate=angles[1]),
-            Body("vessel", "pitch", "revolute", x, coordinate=angles[0])]
 
 
 class _WithBaseAtOrigin:
@@ -279,7 +217,7 @@ class CraneOnMovingBaseModel:
         tip = self.tip_position(kin)
         out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
         out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
-        out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (vessel_crane.ship)
+        out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (core.moving_base.ship)
         mean = self.mean_wrench(x, force, moment) if self.mean_wrench_outputs else np.zeros(6)
         out.update({f"interface_{k}_mean_{a}": mean[3 * j + i] for j, k in enumerate(("force", "moment"))
                     for i, a in enumerate("xyz")})

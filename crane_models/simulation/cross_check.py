@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from .registry import SPECS
+from ..models.registry import SPECS
 
 REFERENCE_RTOL = 1e-10  # tolerances of the standalone solver that computes _ref.csv (runs.run_standalone)
 # An FMU agrees with its reference when every output stays within 0.1 % of its range (max_relative_deviation):
@@ -149,7 +149,7 @@ def moving_outputs(fmu: str, reference: dict) -> list:
     ...). The others stay at a value or carry only rounding noise (a passive joint's moment, ~1e-9 N.m): fmpy's
     cross-check judges each signal within 10 % of its own range, which for noise is noise, and the rules advise
     "the important variables" only."""
-    from ..simulation.runs import RESOLUTION
+    from .runs import RESOLUTION
 
     return [v.name for v in SPECS[fmu]().outputs if v.kind == "real"
             and float(np.ptp(reference[v.name])) >= RESOLUTION.get(v.unit, 1e-9)]
@@ -170,7 +170,7 @@ def input_columns(fmu: str, names: list, table: np.ndarray) -> dict:
 def write_reference_results(fmu: str, fmu_path: Path, folder: Path, stop_time: float | None = None) -> Path:
     """``<Model>_in.csv``, ``_ref.csv``, ``_ref.opt`` and a copy of the FMU in ``folder``; ``stop_time`` shortens
     the reference scenario (its beginning, same signals). ValueError when the scenario needs a start value."""
-    from ..simulation.runs import communication_grid, run_standalone
+    from .runs import communication_grid, run_standalone
 
     scenario = reference_scenario(fmu)
     needed = non_default_start_values(scenario)
@@ -237,7 +237,7 @@ def replay_command(folder: Path, out_csv: Path, launcher: list | None = None) ->
 def deviations(out_csv: Path, folder: Path) -> dict:
     """max |result - reference| / range(reference) of every output of ``_ref.csv`` (runs.max_relative_deviation,
     the range at least the output unit's resolution), the result taken at the reference's times."""
-    from ..simulation.runs import max_relative_deviation, output_units
+    from .runs import max_relative_deviation, output_units
 
     reference, result = read_csv(folder / f"{folder.name}_ref.csv"), read_csv(out_csv)
     names = [n for n in reference if n != "time"]

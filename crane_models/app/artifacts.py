@@ -7,7 +7,7 @@ Layout of ``out_dir`` (docs/platforms.md)::
     manifest.json                 project version, kernels, every FMU: name, FMI version, file, sha256
     fmi2/<Model>.fmu              FMI 2.0, with the OSP files and build_all's own manifest.json
     fmi3/<Model>.fmu              FMI 3.0, with build_all's own manifest.json
-    cross-check/2.0/cs/linux64/crane-cosim/<version>/<Model>/          (fmi/cross_check.py)
+    cross-check/2.0/cs/linux64/crane-cosim/<version>/<Model>/          (simulation/cross_check.py)
     cross-check/3.0/cs/x86_64-linux/crane-cosim/<version>/<Model>/
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 
 from .. import __version__
-from .cross_check import check_folder, copy_reference_results, cross_check_folder, write_reference_results
+from ..simulation.cross_check import check_folder, copy_reference_results, cross_check_folder, write_reference_results
 
 FMI_VERSIONS = (2, 3)
 
@@ -37,7 +37,7 @@ def build_artifacts(out_dir: Path, platforms="all", references: bool = True) -> 
     ``manifest.json``. Returns the FMU paths."""
     from fmpy.validation import validate_fmu
 
-    from .build import build_all
+    from ..models.build import build_all
 
     out_dir = Path(out_dir)
     built = {v: build_all(out_dir / dist_folder(v), v, platforms=platforms) for v in FMI_VERSIONS}
@@ -86,7 +86,7 @@ def loaded_kernel(fmu_path: Path, scratch: Path) -> str:
 
 def fmi_binary_folder(fmi_version: str, platform: str) -> str:
     """``binaries/`` subfolder of ``platform`` in an FMU of ``fmi_version`` (FMI 2.0 names, FMI 3.0 tuples)."""
-    from .platforms import PLATFORMS
+    from ..fmi.platforms import PLATFORMS
 
     return PLATFORMS[platform].fmi2_folder if fmi_version.startswith("2") else platform
 
@@ -97,7 +97,7 @@ def check_artifacts(out_dir: Path) -> tuple:
     this platform -- whose cross-check folder fmpy does not reproduce from the folder alone
     (:func:`cross_check.check_folder`). ``cannot_check``: what could not be checked here, and why."""
     from ..core.native.system import host_platform
-    from .platforms import PLATFORMS
+    from ..fmi.platforms import PLATFORMS
 
     out_dir = Path(out_dir)
     manifest = json.loads((out_dir / "manifest.json").read_text())

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.parameters import param
-from ...core.screws import rot_x, rot_y, rot_z
+from ..parameters import param
+from ..screws import rot_x, rot_y, rot_z
 from .interface_inertia import inertia_matrix, inertia_values
 
 __all__ = ["MountPoint", "ShipMounting", "ShipMountedModel", "FLIP", "euler_angles", "MOUNTING_OUTPUTS"]

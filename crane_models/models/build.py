@@ -1,0 +1,45 @@
+"""The project's FMUs built by name (``crane-cosim build``, ``python -m crane_cosim_build.build_fmus``): the FMI
+layer's build (:mod:`fmi.packaging`) and system-file writers (:mod:`fmi.osp`, :mod:`fmi.ssp`) given the specs of
+:data:`.registry.SPECS` and the vessel-crane pairs (:data:`.vessel_crane.vessels.SHIP_PAIRS`,
+:data:`.registry.OSP_PAIRS`)."""
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from ..fmi import packaging
+from ..fmi.osp import variable_connections
+from ..fmi.osp import write_osp_files as write_osp
+from ..fmi.spec import BASE_UNITS
+from ..fmi.ssp import write_ssp_files as write_ssp
+from .registry import OSP_PAIRS, SPECS
+from .vessel_crane.vessels import SHIP_PAIRS
+
+__all__ = ["build_fmu", "build_all", "write_osp_files", "write_ssp_files"]
+
+
+def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None) -> Path:
+    """Build the FMU ``name`` (a name of :data:`.registry.SPECS`) into ``out_dir``: :func:`fmi.packaging.build_fmu`."""
+    return packaging.build_fmu(name, SPECS[name](), out_dir, fmi_version, binaries)
+
+
+def write_osp_files(out_dir: Path, step: float = 0.01) -> list:
+    """Every FMU's OSP model description and the pairs' system structures into ``out_dir``."""
+    return write_osp(out_dir, SPECS, OSP_PAIRS, step)
+
+
+def write_ssp_files(out_dir: Path) -> list:
+    """Every FMU's SSP package and the pairs' into ``out_dir``, beside the FMUs."""
+    return write_ssp(out_dir, SPECS, SHIP_PAIRS, partial(variable_connections, specs=SPECS), BASE_UNITS)
+
+
+def write_system_files(out_dir: Path) -> None:
+    """The OSP files and SSP packages for the FMUs and the vessel-crane pairs, from the specs."""
+    write_osp_files(out_dir)
+    write_ssp_files(out_dir)
+
+
+def build_all(out_dir: Path, fmi_version: int = 2, platforms=None) -> list:
+    """Build every FMU of the project into ``out_dir`` with ``manifest.json`` (:func:`fmi.packaging.build_fmus`)
+    and, for FMI 2.0, the OSP files and SSP packages beside them."""
+    return packaging.build_fmus(SPECS, out_dir, fmi_version, platforms, write_system_files)

@@ -1,0 +1,33 @@
+"""The FMI parameters of a crane on a ship, the same for every moving-base crane FMU (``CraneOnMovingBase``,
+``KnuckleBoomCraneOnMovingBase``): where the crane sits on the hull and in which axes the ship gives its motion
+(:class:`core.moving_base.ship.ShipMounting`), and whether the interface inertia is computed. A module of the
+models floor, beside the model packages rather than in one, so that no model package imports another."""
+from __future__ import annotations
+
+from ..core.moving_base.ship import MountPoint, ShipMountedModel, ShipMounting
+from ..fmi.spec import FmuVariable, parameters_from_dataclasses
+
+__all__ = ["mounting_parameters", "mounting_from", "on_ship"]
+
+
+def mounting_parameters() -> list:
+    """The FMI parameters of :class:`core.moving_base.ship.ShipMounting` (mount point, heading, axis convention)."""
+    params = parameters_from_dataclasses(MountPoint())
+    return params + [FmuVariable("z_down", "", "axis convention of the ship's inputs and outputs: false = z up (x "
+                                 "forward, y to port), true = NED-style z down (x forward, y to starboard); gravity "
+                                 "acts along the world's down axis and is not part of base_acceleration", False,
+                                 "boolean"),
+                     FmuVariable("inertia_outputs", "", "compute the interface inertia A and W0 (outputs "
+                                 "interface_inertia_*, interface_*0_*; W = W0 - A a) at every output evaluation "
+                                 "(false: they stay 0 and the FMU runs faster)", False, "boolean")]
+
+
+def mounting_from(values: dict) -> ShipMounting:
+    return ShipMounting(*(float(values[n]) for n in ("mount_x", "mount_y", "mount_z", "mount_heading")),
+                        z_down=bool(values["z_down"]))
+
+
+def on_ship(model, values: dict):
+    """The model seen through the ship conventions of ``values``; the model itself for the defaults (today's)."""
+    mounting = mounting_from(values)
+    return model if mounting.is_identity else ShipMountedModel(model, mounting)
