@@ -54,7 +54,7 @@ PACKAGE_DIR = {"crane_cosim_fmu_src": "fmu_src", "crane_cosim_build": "build_scr
 
 # -O3: the kernel's small dense loops gain ~15 % over -O2 (benchmarks/bench_flexible_crane.py); no -march, so
 # the library inside an FMU runs on any x86-64; -fno-math-errno lets sqrt inline (errno is never read).
-# C sources ship with the package: the FMU build compiles the FMI runtime from them (fmi/build.py) and the
+# C sources ship with the package: the FMU build compiles the FMI runtime from them (fmi/fmu_binaries.py) and the
 # cross-builds compile runtime and kernel for other platforms (fmi/platforms.py).
 PACKAGE_DATA = {"crane_models.fmi.runtime": ["*.c", "*.h"], "crane_models.core.native": ["*.c", "*.h"]}
 

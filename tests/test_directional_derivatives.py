@@ -4,7 +4,7 @@ Independent expectations: (1) KnuckleBoomCrane's applied king torque is the cont
 ``king_torque`` (the output's definition, Fig. 15), and the controller does not see the input, so
 d(applied_king_torque)/d(king_torque) = 1 exactly; (2) on the moving base the load on the vessel is
 W = W0 − A a, so dW/da = −A with A the FMU's interface-inertia outputs (a Schur complement of the mass matrix,
-a separate computation: models/vessel_crane/interface_inertia.py). Tolerances: the outputs are affine in the
+a separate computation: core/moving_base/interface_inertia.py). Tolerances: the outputs are affine in the
 inputs, so the central difference is exact up to rounding; 1e-7 relative to the largest entry leaves room for
 rounding in W (~3.5e5 N) over the step (1e-6 of the inputs' scale).
 """

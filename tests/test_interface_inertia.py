@@ -1,4 +1,4 @@
-"""Interface inertia A and W₀ of the moving-base crane FMUs (models/vessel_crane/interface_inertia.py).
+"""Interface inertia A and W₀ of the moving-base crane FMUs (core/moving_base/interface_inertia.py).
 
 The load on the vessel is affine in the base acceleration, ``W = W₀ − A a``: A from the FMU (a Schur complement
 of the mass matrix) must equal central differences of W with respect to the acceleration inputs -- exact up to

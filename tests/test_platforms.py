@@ -1,6 +1,6 @@
 """Issue 16: the kernel cross-built for every platform (fmi/platforms.py), checked as far as this machine
 allows -- export tables, glibc baseline, the C harness under qemu-aarch64 and wine against the native
-kernel -- and reproducible FMUs (fmi/build.py).
+kernel -- and reproducible FMUs (fmi/reproducible.py).
 
 Needs zig (``pip install ziglang``, in the test extra); the emulator tests need ``qemu-aarch64`` with
 Debian's aarch64 C runtime (``qemu-user``, ``libc6-arm64-cross``) and ``wine64``; each skips naming what is

@@ -27,7 +27,7 @@ class StateDerivative:
 
     def compiled(self, inputs: np.ndarray):
         """``(NativeIntegration, inputs)`` that steps ``ẋ`` in the kernel, or None without the kernel (the
-        ``compiled`` hook of :mod:`simulation`)."""
+        ``compiled`` hook of :mod:`integration.cosimulation`)."""
         native = self.system.native
         if native is None:
             return None

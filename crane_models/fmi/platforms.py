@@ -116,7 +116,7 @@ RUNTIME_FOR_VERSION = {2: "runtime", 3: "runtime3"}
 def runtime_library() -> Optional[CLibrary]:
     """The project's FMI 2.0 runtime (``fmi/runtime/*.c``) when its sources are present, else None.
 
-    It goes into ``binaries/<platform>/`` of every FMI 2.0 FMU under the model identifier (``build.py``), for
+    It goes into ``binaries/<platform>/`` of every FMI 2.0 FMU under the model identifier (``fmu_binaries.py``), for
     every platform, replacing pythonfmu's binary: ``platform_posix.c`` (dlopen, pthreads) serves Linux and
     macOS, ``platform_windows.c`` (LoadLibraryExW, fiber-local storage, the registry: advapi32) Windows."""
     from .runtime import SOURCES  # the FMI 2.0 runtime's files (the FMI 3.0 ones share the folder)

@@ -1,7 +1,7 @@
 """A demo scenario: which FMU, for how long, with which input signals and start values, and its figures.
 
-Kept apart from :mod:`scenarios` (the registry) so that model-specific scenario modules can import it
-without a circular import.
+The model folders' ``scenarios.py`` declare theirs with it (the registry is ``models.collect("scenarios",
+"SCENARIOS")``); on the integration floor, below the models, so that they import it downward.
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Co-simulation master for the split vessel crane: ``Vessel.fmu`` and ``CraneOnMovingBase.fmu`` coupled with
 fmpy (FMI 2.0 co-simulation, fixed communication step ``h``).
 
-Coupling: the Vessel's motion outputs (:data:`models.vessel_crane.split.MOTION`) feed the crane's base-motion inputs;
-the crane's interface wrench (:data:`models.vessel_crane.split.WRENCH`, on the vessel, Frame 1) feeds the Vessel.
+Coupling: the Vessel's motion outputs (:data:`core.moving_base.interface.MOTION`) feed the crane's base-motion inputs;
+the crane's interface wrench (:data:`core.moving_base.interface.WRENCH`, on the vessel, Frame 1) feeds the Vessel.
 
 **The algebraic loop.** Both directions have direct feedthrough: the crane's interface force depends on
 the base acceleration (it is affine in it, ``W = W₀ + A a``: the crane's inertia), and the vessel's

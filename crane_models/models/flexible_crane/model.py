@@ -40,7 +40,7 @@ class FlexibleCraneModel:
         return (m.paper_torque_time,) if self.crane.paper_torque_enabled else ()
 
     def compiled(self, t: float, inputs: np.ndarray):
-        """The whole right-hand side in the kernel (:mod:`simulation`'s hook) from ``t`` to the next switching
+        """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook) from ``t`` to the next switching
         time, over which the column torque (21) plus input is constant; None without the kernel."""
         crane = self.crane
         native = crane.native_task()

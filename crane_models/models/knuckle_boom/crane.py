@@ -283,7 +283,7 @@ class KnuckleBoomModel:
         return kin.xdot, kin
 
     def compiled(self, t: float, inputs: np.ndarray):
-        """The whole right-hand side in the kernel (:mod:`simulation`'s hook), None without the kernel."""
+        """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without the kernel."""
         return self._dynamics.compiled(inputs)
 
     def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):

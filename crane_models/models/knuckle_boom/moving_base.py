@@ -6,7 +6,7 @@ eqs. (40)-(50), the cut (67) of §III-C applied to the king joint).
 The body tree is the fixed crane's (:func:`.crane.crane_bodies`, with all its parameters, controller, end stops
 and reactions) standing on a massless base chain: translation of the base point along the Frame 0 axes
 (``q7 … q9``), then yaw ``q6``, pitch ``q5``, roll ``q4`` with ``R^0_1 = R_z R_y R_x`` (53)
-(:func:`vessel_crane.split.base_bodies`). The six base speeds are *prescribed*: the effort law gives their
+(:func:`core.moving_base.base_chain.base_bodies`). The six base speeds are *prescribed*: the effort law gives their
 accelerations (:func:`core.effort_laws.prescribed_accelerations`) and the kernel solves
 ``M_ff u̇_f = τ_f − (C u)_f − M_fp u̇_p`` (43) in the same call that steps the crane -- the compiled kernel path
 of the fixed crane, one tree, no second dynamics engine.
@@ -167,7 +167,7 @@ class KnuckleBoomOnMovingBaseModel:
         return kin.xdot, kin
 
     def compiled(self, t: float, inputs: np.ndarray):
-        """The whole right-hand side in the kernel (:mod:`simulation`'s hook), None without the kernel."""
+        """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without the kernel."""
         return self._dynamics.compiled(self.kernel_inputs(inputs))
 
     def applied_efforts(self, kin: Kinematics) -> tuple:
@@ -299,8 +299,8 @@ class KnuckleBoomOnMovingBaseModel:
 def base_motion_of(motion: list) -> tuple:
     """``(angles, q̇, u̇_base)`` of the motion inputs ``[roll, pitch, yaw, ω (3), ω̇ (3), a (3)]`` (Frame 1): the
     Euler rates ``q̇ = E⁻¹ ω``, the Euler accelerations ``q̈ = E⁻¹ (ω̇ − Ė q̇)`` of (53) and the base-point
-    acceleration in Frame 0, ``R^0_1 a`` -- as :func:`vessel_crane.split.euler_rates` and
-    :func:`~vessel_crane.split.euler_accelerations` (the tests compare), written out in floats: numpy's
+    acceleration in Frame 0, ``R^0_1 a`` -- as :func:`core.moving_base.euler.euler_rates` and
+    :func:`~core.moving_base.euler.euler_accelerations` (the tests compare), written out in floats: numpy's
     3-vectors cost more than the arithmetic, once per communication step."""
     r, p, y, wx, wy, wz, ax, ay, az, bx, by, bz = motion[:12]
     c1, s1, c2, s2, c3, s3 = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
