@@ -46,17 +46,17 @@ import numpy as np
 
 from ...core.constraint_forces import AuxiliarySpeeds, joint_effort_wrenches
 from ...core.effort_laws import cubic_springs, pd_control
-from ...core.kane import Body, Kinematics, MultibodySystem, skew_stack
+from ...core.kane import Kinematics, MultibodySystem, skew_stack
 from ...core.parameters import validate
 from ...core.springs import cross
-from ...core.moving_base.base_chain import base_bodies
+from ...core.moving_base.base_chain import base_bodies, vessel_bodies
 from ...core.moving_base.euler import (euler_accelerations, euler_rate_matrix, euler_rate_matrix_inverse,  # noqa: F401
                                        euler_rates)  # (re-exported: the split's old home of the Euler rates)
 from ...core.moving_base.interface import BASE_VELOCITY, MOTION, WRENCH
 from ...core.moving_base.interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS,
                                                    inertia_matrix, inertia_values, interface_inertia)
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
-                           VesselCraneParameters, crane_bodies, vessel_bodies)
+                           VesselCraneParameters, crane_bodies)
 
 __all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
            "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates",
