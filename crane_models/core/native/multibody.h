@@ -17,7 +17,8 @@
  *   reactions.h   reactions.c mbs_aux_speeds (constraint forces by auxiliary speeds), mbs_reactions (joint
  *                 reactions), mbs_interface_wrench, mbs_interface_inertia, mbs_base_loads (a crane on a moving base);
  *   tree_rhs.h    tree_rhs.c a tree's right-hand side as the steppers see it, jacobian.c its Jacobian;
- *   payload.h     payload.c mbs_payload_derivative, mbs_payload_integrate (a load on a hoisting wire from a body point);
+ *   payload.h     payload.c mbs_payload_derivative, mbs_payload_integrate (a load on a hoisting wire from a body
+ *                 point);
  *   stepping.h    stepping.c mbs_integrate, mbs_rosenbrock_integrate (a tree under either stepper).
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
  * as simulation/integrators.py steps the Python models.
