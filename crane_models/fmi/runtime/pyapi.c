@@ -16,7 +16,7 @@
 static PyApi g_api;
 static int g_ready = 0;
 static int g_thread_ready = 0;
-static char g_which[4200]; /* which Python runs, for messages: "the host's Python" or its library */
+static char g_which[4200]; /* which Python runs, for messages: the running one or its library */
 
 static void append(char *buf, size_t size, const char *text)
 {
@@ -190,16 +190,20 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
     if (g_ready)
         goto done;
     why[0] = '\0';
-    /* 1. The host already runs Python (fmpy, libcosimpy, ecospy, ...): use that interpreter (a process
-     *    cannot hold two; py_meets_needs says when it is too old). */
+    /* Every FMU's library is its own copy of this runtime, with its own g_ready and plat_lock: two FMUs
+     * instantiated for the first time on two threads would both start CPython (a crash). They meet at the
+     * process-wide lock, and the one that gets it second finds the Python the first started in step 1. */
+    plat_process_lock();
+    /* 1. The process already runs Python -- the host's (fmpy, libcosimpy, ecospy, ...) or one another copy
+     *    started: use that interpreter (a process cannot hold two; py_meets_needs says when it is too old). */
     if (plat_running_python(&running)) {
         char missing[64];
         if (resolve(running, &g_api, missing, sizeof missing)) {
-            snprintf(g_which, sizeof g_which, "the host's Python");
+            snprintf(g_which, sizeof g_which, "the Python running in this process");
             g_ready = 1;
-            goto done;
+            goto unlock;
         }
-        snprintf(reason, sizeof reason, "the host's Python lacks %s; ", missing);
+        snprintf(reason, sizeof reason, "the Python running in this process lacks %s; ", missing);
         append(why, why_size, reason);
     } else {
         append(why, why_size, "no Python running in the host; ");
@@ -210,6 +214,8 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
     plat_search_host(&host);
     g_ready = search_python(&host, &needs, start_python, &needs, why + strlen(why), why_size - strlen(why));
     plat_search_release(&host);
+unlock:
+    plat_process_unlock(g_ready);
 done:
     if (g_ready && !g_thread_ready) {
         plat_thread_init(release_thread_state);
