@@ -1,7 +1,7 @@
 """Build every FMU of the project into one folder, with ``crane_models`` bundled inside each.
 
 Each FMU gets its own copy of the package under a unique module name
-(``<fmu>_fmi<version>_v<project version>_crane_models``) and a uniquely named slave script, so that several FMUs -- and the host's own ``crane_models`` -- can live in
+(``<fmu>_fmi<version>_<content digest>_crane_models``, :func:`bundle_namespace`) and a uniquely named slave script, so that several FMUs -- and the host's own ``crane_models`` -- can live in
 one Python process. pythonfmu's model description is completed (units, display units, ranges,
 ``InitialUnknowns``, ``DefaultExperiment``) so that it passes ``fmpy.validation.validate_fmu``.
 Run through ``crane-cosim build --out OUT_DIR`` or ``python -m crane_cosim_build.build_fmus OUT_DIR``.
@@ -143,9 +143,7 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
     spec = SPECS[name]()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    # Unique per FMU, FMI version and project version: Python caches modules by name, so two FMUs (or
-    # two builds of one FMU) sharing a module name in one process would run each other's code.
-    tag = f"{name.lower()}_fmi{fmi_version}_v{__version__.replace('.', '_')}"
+    tag = bundle_namespace(name, fmi_version, binaries)
     bundle = f"{tag}_crane_models"
     src_pkg = Path(__file__).resolve().parents[1]  # this package: the FMU carries the part it runs (bundle.py)
     with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
@@ -172,6 +170,17 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
     # pythonfmu3 adds sources/, the C++ of its own binary: not run by anyone (the FMU carries binaries)
     make_reproducible(fmu_path, complete, replace, drop=("sources/",))
     return fmu_path
+
+
+def bundle_namespace(name: str, fmi_version: int, binaries: dict) -> str:
+    """The prefix of every module name an FMU brings into a Python process (``<prefix>_crane_models``,
+    ``<prefix>_slave``): the FMU's name and FMI version and a digest of everything it is made of
+    (:func:`build_inputs_sha256`: the bundled code, the variables its specs make, the binaries, the builder's
+    version). Python caches modules by name, so two FMUs -- or two builds of one FMU, before and after a change --
+    whose modules shared a name would run the first one's code and variable table in one process (issue 21); a
+    name from the content, not from name and version, keeps them apart, and equal sources still give equal bytes.
+    16 hex digits (64 bits): a collision between two builds is as unlikely as one of the content GUIDs."""
+    return f"{name.lower()}_fmi{fmi_version}_{build_inputs_sha256(name, fmi_version, binaries)[:16]}"
 
 
 def complete_fmi3_model_description(xml_text: bytes, runtime: bool) -> bytes:
