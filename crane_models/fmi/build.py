@@ -160,7 +160,8 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
             sys.modules.pop(mod)
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
-    replace = model_binaries(binaries or {}, fmu_path.stem, fmi_version)
+    builder, copied = builder_in_namespace(fmu_path, tag, "pythonfmu3" if fmi_version == 3 else "pythonfmu")
+    replace = {**copied, **model_binaries(binaries or {}, fmu_path.stem, fmi_version)}
     replace.update(runtime_entries(fmu_path.stem, script.stem, replace, fmi_version))
     runtime = any(name.endswith(f"/{fmu_path.stem}.so") for name in replace)  # pythonfmu's binary has no derivatives
     if fmi_version == 2:
@@ -168,8 +169,24 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
     else:
         complete = lambda xml: complete_fmi3_model_description(xml, runtime)  # noqa: E731
     # pythonfmu3 adds sources/, the C++ of its own binary: not run by anyone (the FMU carries binaries)
-    make_reproducible(fmu_path, complete, replace, drop=("sources/",))
+    make_reproducible(fmu_path, complete, replace, drop=("sources/", f"resources/{builder}/"))
     return fmu_path
+
+
+def builder_in_namespace(fmu_path: Path, tag: str, builder: str) -> tuple:
+    """(builder, {entry: bytes}) that move the copy of ``builder`` (pythonfmu or pythonfmu3) the builder put into
+    the FMU's resources/ to ``<tag>_<builder>`` and point the slave script at it: loaded by its own name, the copy
+    would take the host's ``import pythonfmu`` for the rest of the process (and another FMU's copy would serve
+    this one). pythonfmu imports itself relatively only (its ``__main__``, the command line, aside)."""
+    entries = {}
+    with zipfile.ZipFile(fmu_path) as z:
+        for name in z.namelist():
+            if name.startswith(f"resources/{builder}/") and not name.endswith("/"):
+                entries[f"resources/{tag}_{name[len('resources/'):]}"] = z.read(name)
+        script = f"resources/{tag}_slave.py"
+        text = z.read(script).decode()
+    entries[script] = text.replace(f"from {builder} import", f"from {tag}_{builder} import").encode()
+    return builder, entries
 
 
 def bundle_namespace(name: str, fmi_version: int, binaries: dict) -> str:

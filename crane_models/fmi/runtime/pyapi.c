@@ -225,6 +225,56 @@ done:
     return g_ready ? &g_api : NULL;
 }
 
+PyObject *py_import_from(const PyApi *py, const char *folder, const char *module)
+{
+    PyObject *sys = py->Import_ImportModule("sys");
+    PyObject *path = sys ? py->Object_GetAttrString(sys, "path") : NULL;
+    PyObject *entry = py->Unicode_FromString(folder);
+    int inserted = path && entry && py->List_Insert(path, 0, entry) == 0;
+    PyObject *result = py->Import_ImportModule(module);
+    /* Out by identity, not by value: the import may have let another thread insert its own entry (another
+     * instance of this FMU: an equal string) or the host may hold this folder too. These list calls run no Python
+     * code, so an import error stays pending for the caller. */
+    for (Py_ssize_t i = 0, n = inserted ? py->List_Size(path) : 0; i < n; ++i)
+        if (py->List_GetItem(path, i) == entry) {
+            py->List_SetSlice(path, i, i + 1, NULL);
+            break;
+        }
+    py->DecRef(entry);
+    py->DecRef(path);
+    py->DecRef(sys);
+    return result;
+}
+
+PyObject *py_variables_module(const PyApi *py, PyObject *slave, const char *base, const char *library)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s.variables", library);
+    PyObject *cls = py->Object_GetAttrString(slave, "__class__");
+    PyObject *mro = cls ? py->Object_GetAttrString(cls, "__mro__") : NULL;
+    Py_ssize_t n = mro ? py->Sequence_Size(mro) : 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *c = py->Sequence_GetItem(mro, i);
+        PyObject *c_name = c ? py->Object_GetAttrString(c, "__name__") : NULL;
+        PyObject *module = c_name ? py->Object_GetAttrString(c, "__module__") : NULL;
+        const char *b = c_name ? py->Unicode_AsUTF8AndSize(c_name, NULL) : NULL;
+        const char *m = module ? py->Unicode_AsUTF8AndSize(module, NULL) : NULL;
+        const char *dot = m ? strrchr(m, '.') : NULL; /* "<package>.fmi2slave" */
+        int found = b && dot && strcmp(b, base) == 0;
+        if (found)
+            snprintf(name, sizeof name, "%.*s.variables", (int)(dot - m), m);
+        py->DecRef(module);
+        py->DecRef(c_name);
+        py->DecRef(c);
+        if (found)
+            break;
+    }
+    py->Err_Clear();
+    py->DecRef(mro);
+    py->DecRef(cls);
+    return py->Import_ImportModule(name);
+}
+
 void py_error_text(const PyApi *py, char *buf, size_t size)
 {
     PyObject *type = NULL, *value = NULL, *tb = NULL;
