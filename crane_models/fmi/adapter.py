@@ -14,6 +14,7 @@ outputs keep their last finite values.
 """
 from __future__ import annotations
 
+import ctypes
 import importlib
 import math
 import operator
@@ -232,7 +233,14 @@ class SlaveAdapter:
         """A new co-simulation of the model that ``params`` build (inputs as they are now)."""
         model, x0, options = self.spec.build(params)
         budget = int(params.get(STEP_BUDGET_PARAMETER.name, STEP_BUDGET_PARAMETER.start))
-        return CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
+        sim = CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
+        # Under the project's FMI 2.0 runtime, fmi2CancelStep (from another thread, without the GIL) sets an int
+        # of the instance: the steppers read it before every internal step (StepCancelled). The runtime clears it
+        # before each doStep, so a cancel cannot be lost between the step's start and its first internal step.
+        address = getattr(self.slave, "_fmi_cancel_flag_address", 0)
+        if address:
+            sim.stepper.cancel_flag = ctypes.c_int.from_address(address)
+        return sim
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         with np.errstate(all="ignore"):  # non-finite results are detected and reported, not warned about

@@ -189,6 +189,9 @@ static int construct_slave(Instance *inst)
     PyObject *tag = py->Unicode_FromString("crane-cosim");
     py->Object_SetAttrString(slave, "_fmi_runtime", tag);
     py->DecRef(tag);
+    PyObject *flag = py->Long_FromVoidPtr((void *)&inst->cancel); /* fmi2CancelStep: see fmi2_step.c */
+    py->Object_SetAttrString(slave, "_fmi_cancel_flag_address", flag);
+    py->DecRef(flag);
     PyObject *queue = py->Object_GetAttrString(slave, "log_queue");
     py->Err_Clear();
     if (inst->slave) { /* fmi2Reset: the old slave goes, with its queue */

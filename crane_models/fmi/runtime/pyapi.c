@@ -61,6 +61,7 @@ static int resolve(void *lib, PyApi *api, char *missing, size_t size)
     SYM(Float_FromDouble, "PyFloat_FromDouble");
     SYM(Float_AsDouble, "PyFloat_AsDouble");
     SYM(Long_FromLong, "PyLong_FromLong");
+    SYM(Long_FromVoidPtr, "PyLong_FromVoidPtr");
     SYM(Long_AsLong, "PyLong_AsLong");
     SYM(Bool_FromLong, "PyBool_FromLong");
     SYM(List_New, "PyList_New");

@@ -42,6 +42,7 @@ typedef struct {
     PyObject *(*Float_FromDouble)(double);
     double (*Float_AsDouble)(PyObject *);
     PyObject *(*Long_FromLong)(long);
+    PyObject *(*Long_FromVoidPtr)(void *);
     long (*Long_AsLong)(PyObject *);
     PyObject *(*Bool_FromLong)(long);
     PyObject *(*List_New)(Py_ssize_t);
