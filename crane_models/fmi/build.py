@@ -154,10 +154,11 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
         script = tmp / f"{tag}_slave.py"
         script.write_text(slave_source(name, bundle, fmi_version))
         dest = out_dir / f"{name}.fmu" if fmi_version == 2 else out_dir
+        # The builder imports the script by name: an FMU of this same build loaded in this process (same
+        # namespace) must not stand in for it, nor the build's modules stay behind for the next one.
+        _forget_modules(tag)
         fmu_path = Path(FmuBuilder.build_FMU(script, dest=dest, project_files=[tmp / bundle], **options))
-        sys.modules.pop(script.stem, None)
-        for mod in [m for m in sys.modules if m == bundle or m.startswith(bundle + ".")]:
-            sys.modules.pop(mod)
+        _forget_modules(tag)
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
     builder, copied = builder_in_namespace(fmu_path, tag, "pythonfmu3" if fmi_version == 3 else "pythonfmu")
@@ -187,6 +188,12 @@ def builder_in_namespace(fmu_path: Path, tag: str, builder: str) -> tuple:
         text = z.read(script).decode()
     entries[script] = text.replace(f"from {builder} import", f"from {tag}_{builder} import").encode()
     return builder, entries
+
+
+def _forget_modules(tag: str) -> None:
+    """Drop the modules of the namespace ``tag`` (slave script, bundled package, pythonfmu's copy) from sys.modules."""
+    for mod in [m for m in sys.modules if m == tag or m.startswith(tag + "_")]:
+        sys.modules.pop(mod)
 
 
 def bundle_namespace(name: str, fmi_version: int, binaries: dict) -> str:
