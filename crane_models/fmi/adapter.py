@@ -14,8 +14,11 @@ outputs keep their last finite values.
 """
 from __future__ import annotations
 
+import ctypes
+import importlib
 import math
 import operator
+import sys
 from typing import Optional
 
 import numpy as np
@@ -41,21 +44,17 @@ class FmiCallError(RuntimeError):
 class _FmiApi:
     """What differs between pythonfmu (FMI 2.0) and pythonfmu3 (FMI 3.0) for this adapter."""
 
-    def __init__(self, version: int):
+    def __init__(self, version: int, lib):
         self.version = version
         if version == 3:
-            import pythonfmu3 as lib
-            from pythonfmu3 import Unit
-
+            Unit = lib.Unit
             self.kinds = {"real": lib.Float64, "integer": lib.Int32, "boolean": lib.Boolean}
             self.accessor_kinds = ("float64", "int32", "boolean", "string")
             self.Causality, self.Variability, self.Status = lib.Fmi3Causality, lib.Fmi3Variability, lib.Fmi3Status
             self.units_on_variables = True
             self.unit = lambda name: Unit(name, **BASE_UNITS[name])
         else:
-            import pythonfmu as lib
-            from pythonfmu.enums import Fmi2Status
-
+            Fmi2Status = importlib.import_module(lib.__name__ + ".enums").Fmi2Status
             self.kinds = {"real": lib.Real, "integer": lib.Integer, "boolean": lib.Boolean}
             self.accessor_kinds = ("real", "integer", "boolean", "string")
             self.Causality, self.Variability, self.Status = lib.Fmi2Causality, lib.Fmi2Variability, Fmi2Status
@@ -64,8 +63,13 @@ class _FmiApi:
 
 
 def _fmi_api(slave) -> _FmiApi:
-    fmi3 = any(c.__module__.split(".")[0] == "pythonfmu3" for c in type(slave).__mro__)
-    return _FmiApi(3 if fmi3 else 2)
+    """The API of the pythonfmu (pythonfmu3) the slave derives from: inside an FMU that is the FMU's own copy,
+    imported under the build's namespace (build.builder_in_namespace), not whatever ``pythonfmu`` the host has."""
+    for c in type(slave).__mro__:
+        if c.__name__ in ("Fmi2Slave", "Fmi3Slave"):
+            lib = sys.modules[c.__module__.split(".")[0]]
+            return _FmiApi(3 if c.__name__ == "Fmi3Slave" else 2, lib)
+    raise TypeError(f"{type(slave).__qualname__} is neither a pythonfmu Fmi2Slave nor a pythonfmu3 Fmi3Slave")
 
 
 def _all_finite(values) -> bool:
@@ -229,7 +233,14 @@ class SlaveAdapter:
         """A new co-simulation of the model that ``params`` build (inputs as they are now)."""
         model, x0, options = self.spec.build(params)
         budget = int(params.get(STEP_BUDGET_PARAMETER.name, STEP_BUDGET_PARAMETER.start))
-        return CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
+        sim = CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
+        # Under the project's FMI 2.0 runtime, fmi2CancelStep (from another thread, without the GIL) sets an int
+        # of the instance: the steppers read it before every internal step (StepCancelled). The runtime clears it
+        # before each doStep, so a cancel cannot be lost between the step's start and its first internal step.
+        address = getattr(self.slave, "_fmi_cancel_flag_address", 0)
+        if address:
+            sim.stepper.cancel_flag = ctypes.c_int.from_address(address)
+        return sim
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         with np.errstate(all="ignore"):  # non-finite results are detected and reported, not warned about

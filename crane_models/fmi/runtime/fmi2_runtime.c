@@ -117,15 +117,7 @@ static int construct_slave(Instance *inst)
 {
     const PyApi *py = inst->py;
     char err[1536];
-    PyObject *sys = py->Import_ImportModule("sys");
-    PyObject *path = sys ? py->Object_GetAttrString(sys, "path") : NULL;
-    PyObject *res = py->Unicode_FromString(inst->resources);
-    if (path && res)
-        py->List_Insert(path, 0, res); /* the slave module and its bundled packages */
-    py->DecRef(res);
-    py->DecRef(path);
-    py->DecRef(sys);
-    PyObject *module = py->Import_ImportModule(inst->module);
+    PyObject *module = py_import_from(py, inst->resources, inst->module);
     PyObject *cls = module ? py->Object_GetAttrString(module, inst->class_name) : NULL;
     PyObject *args = py->Tuple_New(0), *kwargs = py->Dict_New(), *value;
     value = py->Unicode_FromString(inst->name);
@@ -151,6 +143,9 @@ static int construct_slave(Instance *inst)
     PyObject *tag = py->Unicode_FromString("crane-cosim");
     py->Object_SetAttrString(slave, "_fmi_runtime", tag);
     py->DecRef(tag);
+    PyObject *flag = py->Long_FromVoidPtr((void *)&inst->cancel); /* fmi2CancelStep: see fmi2_step.c */
+    py->Object_SetAttrString(slave, "_fmi_cancel_flag_address", flag);
+    py->DecRef(flag);
     PyObject *queue = py->Object_GetAttrString(slave, "log_queue");
     py->Err_Clear();
     if (inst->slave) { /* fmi2Reset: the old slave goes, with its queue */

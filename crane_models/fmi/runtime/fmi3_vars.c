@@ -41,7 +41,7 @@ int build_var_table3(Instance3 *inst)
     static const char *classes_named[] = {"Float64", "Int32", "Int64", "UInt64", "Boolean", "String", "Enumeration"};
     enum { N_CLASSES = sizeof classes_named / sizeof *classes_named };
     PyObject *classes[N_CLASSES] = {NULL};
-    PyObject *module = py->Import_ImportModule("pythonfmu3.variables");
+    PyObject *module = py_variables_module(py, inst->slave, "Fmi3Slave", "pythonfmu3");
     PyObject *vars = py->Object_GetAttrString(inst->slave, "vars");
     Py_ssize_t n = vars ? py->Object_Size(vars) : -1;
     Var3 *table = NULL;

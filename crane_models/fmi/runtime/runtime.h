@@ -43,6 +43,9 @@ typedef struct {
     size_t n_vars;
     double time, last_successful_time;
     fmi2Status last_step_status;
+    /* fmi2CancelStep from another thread while fmi2DoStep runs: `cancel` is the int the slave's steppers read
+     * between internal steps (its address is the slave's _fmi_cancel_flag_address), `stepping` says a step runs. */
+    volatile int cancel, stepping;
     char **strings; /* results of the last fmi2GetString, valid until the next call */
     size_t n_strings;
 } Instance;
