@@ -59,7 +59,7 @@ PACKAGE_DIR = {"crane_cosim_fmu_src": "fmu_src", "crane_cosim_build": "build_scr
 PACKAGE_DATA = {"crane_models.fmi.runtime": ["*.c", "*.h"], "crane_models.core.native": ["*.c", "*.h"]}
 
 KERNEL = Extension("crane_models.core.native.multibody", SOURCES,
-                   depends=[str(NATIVE / "multibody.h"), str(NATIVE / "entry_points.py")],
+                   depends=[*map(str, sorted(NATIVE.glob("*.h"))), str(NATIVE / "entry_points.py")],
                    extra_compile_args=["-O3", "-fno-math-errno"], optional=True)
 
 setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA, ext_modules=[KERNEL],

@@ -1,5 +1,5 @@
 """Where the FMU runtime looks for Python on Linux, macOS and Windows and which one it takes
-(crane_models/fmi/runtime/pysearch.c, pysetup.c, pyplaces.c), run on Linux: the search's C is compiled with a fake
+(crane_models/fmi/runtime: SEARCH_SOURCES), run on Linux: the search's C is compiled with a fake
 file system (tests/runtime_search/search_probe.c), so each scenario below is a small file tree, environment and
 registry written here, and the expected order of attempts and the reasons for passing a Python over follow from the
 rules users know (docs/fmi-runtime.md, "How it finds Python"), not from the code's output."""
@@ -15,6 +15,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "native_host"))
 from c_host import NO_CC, c_compiler  # noqa: E402
 
+from crane_models.fmi.runtime import SEARCH_SOURCES  # noqa: E402
+
 RUNTIME = HERE.parent / "crane_models" / "fmi" / "runtime"
 pytestmark = pytest.mark.skipif(c_compiler() is None, reason=NO_CC)
 # What every FMU of the project records (fmi/runtime: runtime_record): the probe reads it as the runtime does.
@@ -29,7 +31,7 @@ def probe(tmp_path_factory):
     exe = tmp_path_factory.mktemp("search") / "search_probe"
     subprocess.run([c_compiler(), "-std=c99", "-Wall", "-Wno-format-truncation", "-O1", f"-I{RUNTIME}", "-o",
                     str(exe), str(HERE / "runtime_search" / "search_probe.c"),
-                    *(str(RUNTIME / f) for f in ("pysearch.c", "pysetup.c", "pyplaces.c"))],
+                    *(str(RUNTIME / f) for f in SEARCH_SOURCES)],
                    check=True, capture_output=True, text=True)
     return exe
 

@@ -14,6 +14,7 @@ outputs keep their last finite values.
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import operator
 from typing import Optional
@@ -23,7 +24,8 @@ import numpy as np
 from ..core.parameters import ParameterError, range_text
 from ..integration.cosimulation import CoSimulation
 from ..integration.integrators import StepFailure
-from .spec import BASE_UNITS, STEP_BUDGET_PARAMETER, FmuSpec, FmuVariable
+from .spec import STEP_BUDGET_PARAMETER, FmuSpec, FmuVariable
+from .builder_api import fmi_api
 from .derivatives import directional_derivative
 from .saved_states import decode_or_refuse, identity, install_codecs
 
@@ -34,38 +36,6 @@ RUNTIME_MARK = "crane-cosim"  # value of ``slave._fmi_runtime`` set by the proje
 
 class FmiCallError(RuntimeError):
     """A call with bad arguments or in the wrong state: the runtime answers it with fmi2Error."""
-
-
-
-
-class _FmiApi:
-    """What differs between pythonfmu (FMI 2.0) and pythonfmu3 (FMI 3.0) for this adapter."""
-
-    def __init__(self, version: int):
-        self.version = version
-        if version == 3:
-            import pythonfmu3 as lib
-            from pythonfmu3 import Unit
-
-            self.kinds = {"real": lib.Float64, "integer": lib.Int32, "boolean": lib.Boolean}
-            self.accessor_kinds = ("float64", "int32", "boolean", "string")
-            self.Causality, self.Variability, self.Status = lib.Fmi3Causality, lib.Fmi3Variability, lib.Fmi3Status
-            self.units_on_variables = True
-            self.unit = lambda name: Unit(name, **BASE_UNITS[name])
-        else:
-            import pythonfmu as lib
-            from pythonfmu.enums import Fmi2Status
-
-            self.kinds = {"real": lib.Real, "integer": lib.Integer, "boolean": lib.Boolean}
-            self.accessor_kinds = ("real", "integer", "boolean", "string")
-            self.Causality, self.Variability, self.Status = lib.Fmi2Causality, lib.Fmi2Variability, Fmi2Status
-            self.units_on_variables = False  # pythonfmu has none: added to modelDescription.xml at build time
-        self.DefaultExperiment = lib.DefaultExperiment
-
-
-def _fmi_api(slave) -> _FmiApi:
-    fmi3 = any(c.__module__.split(".")[0] == "pythonfmu3" for c in type(slave).__mro__)
-    return _FmiApi(3 if fmi3 else 2)
 
 
 def _all_finite(values) -> bool:
@@ -97,7 +67,7 @@ class SlaveAdapter:
     """Implements the FMI calls of one slave instance on top of :class:`CoSimulation`."""
 
     def __init__(self, slave, spec: FmuSpec):
-        api = _fmi_api(slave)
+        api = fmi_api(slave)
         self.slave, self.spec = slave, spec
         self._status = api.Status
         self.values: dict = {}
@@ -229,7 +199,14 @@ class SlaveAdapter:
         """A new co-simulation of the model that ``params`` build (inputs as they are now)."""
         model, x0, options = self.spec.build(params)
         budget = int(params.get(STEP_BUDGET_PARAMETER.name, STEP_BUDGET_PARAMETER.start))
-        return CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
+        sim = CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
+        # Under the project's FMI 2.0 runtime, fmi2CancelStep (from another thread, without the GIL) sets an int
+        # of the instance: the steppers read it before every internal step (StepCancelled). The runtime clears it
+        # before each doStep, so a cancel cannot be lost between the step's start and its first internal step.
+        address = getattr(self.slave, "_fmi_cancel_flag_address", 0)
+        if address:
+            sim.stepper.cancel_flag = ctypes.c_int.from_address(address)
+        return sim
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         with np.errstate(all="ignore"):  # non-finite results are detected and reported, not warned about

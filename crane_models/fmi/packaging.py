@@ -3,8 +3,8 @@ which takes the FMUs as arguments (``{name: spec factory}``; the project's own a
 built by name in :mod:`models.build`).
 
 Each FMU gets its own copy of the package under a unique module name
-(``<fmu>_fmi<version>_v<project version>_crane_models``) and a uniquely named slave script, so that several FMUs --
-and the host's own ``crane_models`` -- can live in one Python process. pythonfmu's model description is completed
+(``<fmu>_fmi<version>_<content digest>_crane_models``, :func:`bundle_namespace`) and a uniquely named slave
+script, so that several FMUs -- and the host's own ``crane_models`` -- can live in one Python process. pythonfmu's model description is completed
 (:mod:`.model_description`); the FMU is rewritten to be byte-identical for identical content (:mod:`.reproducible`)
 with the project's runtime and kernels inside (:mod:`.fmu_binaries`).
 """
@@ -18,6 +18,7 @@ import shutil
 import sys
 import tempfile
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Callable
 
@@ -28,7 +29,7 @@ from .model_description import complete_fmi3_model_description, complete_model_d
 from .reproducible import make_reproducible
 from .spec import FmuSpec
 
-__all__ = ["build_fmu", "build_fmus", "build_inputs_sha256", "slave_script_name", "slave_source"]
+__all__ = ["build_fmu", "build_fmus", "build_inputs_sha256", "bundle_namespace", "slave_script_name", "slave_source"]
 
 # The checkout's top folder: the slave scripts (fmu_src/) when the project is not installed.
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,9 +79,7 @@ def build_fmu(name: str, spec: FmuSpec, out_dir: Path, fmi_version: int = 2, bin
         options = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    # Unique per FMU, FMI version and project version: Python caches modules by name, so two FMUs (or
-    # two builds of one FMU) sharing a module name in one process would run each other's code.
-    tag = f"{name.lower()}_fmi{fmi_version}_v{__version__.replace('.', '_')}"
+    tag = bundle_namespace(name, fmi_version, binaries)
     bundle = f"{tag}_crane_models"
     src_pkg = Path(__file__).resolve().parents[1]  # this package: the FMU carries the part it runs (bundle.py)
     with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
@@ -91,13 +90,15 @@ def build_fmu(name: str, spec: FmuSpec, out_dir: Path, fmi_version: int = 2, bin
         script = tmp / f"{tag}_slave.py"
         script.write_text(slave_source(name, bundle, fmi_version))
         dest = out_dir / f"{name}.fmu" if fmi_version == 2 else out_dir
+        # The builder imports the script by name: an FMU of this same build loaded in this process (same
+        # namespace) must not stand in for it, nor the build's modules stay behind for the next one.
+        _forget_modules(tag)
         fmu_path = Path(FmuBuilder.build_FMU(script, dest=dest, project_files=[tmp / bundle], **options))
-        sys.modules.pop(script.stem, None)
-        for mod in [m for m in sys.modules if m == bundle or m.startswith(bundle + ".")]:
-            sys.modules.pop(mod)
+        _forget_modules(tag)
         if str(tmp) in sys.path:
             sys.path.remove(str(tmp))
-    replace = model_binaries(binaries or {}, fmu_path.stem, fmi_version)
+    builder, copied = builder_in_namespace(fmu_path, tag, "pythonfmu3" if fmi_version == 3 else "pythonfmu")
+    replace = {**copied, **model_binaries(binaries or {}, fmu_path.stem, fmi_version)}
     replace.update(runtime_entries(fmu_path.stem, script.stem, replace, fmi_version))
     runtime = any(name.endswith(f"/{fmu_path.stem}.so") for name in replace)  # pythonfmu's binary has no derivatives
     if fmi_version == 2:
@@ -105,8 +106,41 @@ def build_fmu(name: str, spec: FmuSpec, out_dir: Path, fmi_version: int = 2, bin
     else:
         complete = lambda xml: complete_fmi3_model_description(xml, runtime)  # noqa: E731
     # pythonfmu3 adds sources/, the C++ of its own binary: not run by anyone (the FMU carries binaries)
-    make_reproducible(fmu_path, complete, replace, drop=("sources/",))
+    make_reproducible(fmu_path, complete, replace, drop=("sources/", f"resources/{builder}/"))
     return fmu_path
+
+
+def builder_in_namespace(fmu_path: Path, tag: str, builder: str) -> tuple:
+    """(builder, {entry: bytes}) that move the copy of ``builder`` (pythonfmu or pythonfmu3) the builder put into
+    the FMU's resources/ to ``<tag>_<builder>`` and point the slave script at it: loaded by its own name, the copy
+    would take the host's ``import pythonfmu`` for the rest of the process (and another FMU's copy would serve
+    this one). pythonfmu imports itself relatively only (its ``__main__``, the command line, aside)."""
+    entries = {}
+    with zipfile.ZipFile(fmu_path) as z:
+        for name in z.namelist():
+            if name.startswith(f"resources/{builder}/") and not name.endswith("/"):
+                entries[f"resources/{tag}_{name[len('resources/'):]}"] = z.read(name)
+        script = f"resources/{tag}_slave.py"
+        text = z.read(script).decode()
+    entries[script] = text.replace(f"from {builder} import", f"from {tag}_{builder} import").encode()
+    return builder, entries
+
+
+def _forget_modules(tag: str) -> None:
+    """Drop the modules of the namespace ``tag`` (slave script, bundled package, pythonfmu's copy) from sys.modules."""
+    for mod in [m for m in sys.modules if m == tag or m.startswith(tag + "_")]:
+        sys.modules.pop(mod)
+
+
+def bundle_namespace(name: str, fmi_version: int, binaries: dict) -> str:
+    """The prefix of every module name an FMU brings into a Python process (``<prefix>_crane_models``,
+    ``<prefix>_slave``): the FMU's name and FMI version and a digest of everything it is made of
+    (:func:`build_inputs_sha256`: the bundled code, the variables its specs make, the binaries, the builder's
+    version). Python caches modules by name, so two FMUs -- or two builds of one FMU, before and after a change --
+    whose modules shared a name would run the first one's code and variable table in one process (issue 21); a
+    name from the content, not from name and version, keeps them apart, and equal sources still give equal bytes.
+    16 hex digits (64 bits): a collision between two builds is as unlikely as one of the content GUIDs."""
+    return f"{name.lower()}_fmi{fmi_version}_{build_inputs_sha256(name, fmi_version, binaries)[:16]}"
 
 
 def _sha256(path: Path) -> str:

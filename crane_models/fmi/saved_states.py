@@ -43,15 +43,18 @@ _IDENTITIES: dict = {}
 
 def identity(slave_class: type, spec: FmuSpec) -> dict:
     """What a saved state must match: model, GUID (from the modelDescription.xml of the FMU whose
-    resources hold the slave's script, when there is one), project version and a digest of the variables
-    (names and types)."""
+    resources hold the slave's script, when there is one), project version, a digest of the variables
+    (names and types) and the slave's module, whose name carries the digest of the FMU's build
+    (build.bundle_namespace: two builds of one FMU refuse each other's states, FMI 3.0 too, whose
+    instantiation token guid_of does not read)."""
     key = (slave_class, spec.model_name)
     if key not in _IDENTITIES:
         from .. import __version__
 
         listing = ";".join(f"{v.name}:{v.kind}" for v in spec.variables())
         _IDENTITIES[key] = {"model": spec.model_name, "guid": guid_of(slave_class), "version": __version__,
-                            "variables": hashlib.sha256(listing.encode()).hexdigest()[:16]}
+                            "variables": hashlib.sha256(listing.encode()).hexdigest()[:16],
+                            "build": slave_class.__module__}
     return _IDENTITIES[key]
 
 

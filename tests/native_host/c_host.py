@@ -1,4 +1,4 @@
-"""The plain C hosts (``fmi2_host.c``, ``fmi3_host.c``) for tests and benchmarks: compile it, write call scripts for it,
+"""The plain C hosts (``fmi2_host.c``, ``fmi3_host.c``, ``threads_host.c``) for tests and benchmarks: compile it, write call scripts for it,
 run it on an extracted FMU in a clean environment (``env -i``: no LD_PRELOAD, PYTHONPATH or PATH)."""
 from __future__ import annotations
 
@@ -27,6 +27,15 @@ def compile_host(out_dir: Path, fmi_version: int = 2) -> Path:
     exe = Path(out_dir) / name
     if not exe.exists():
         subprocess.run([c_compiler(), "-std=c99", "-O2", "-Wall", "-o", str(exe), str(HERE / f"{name}.c"),
+                        "-ldl", "-lpthread"], check=True, capture_output=True, text=True)
+    return exe
+
+
+def compile_threads_host(out_dir: Path) -> Path:
+    """``threads_host.c`` (several FMUs on threads at once; fmi2CancelStep from a second thread) in ``out_dir``."""
+    exe = Path(out_dir) / "threads_host"
+    if not exe.exists():
+        subprocess.run([c_compiler(), "-std=c99", "-O2", "-Wall", "-o", str(exe), str(HERE / "threads_host.c"),
                         "-ldl", "-lpthread"], check=True, capture_output=True, text=True)
     return exe
 

@@ -104,6 +104,7 @@ API void Py_IncRef(Obj *o) { (void)o; }
 API Obj *PyFloat_FromDouble(double v) { (void)v; return &generic; }
 API double PyFloat_AsDouble(Obj *o) { (void)o; return 0.0; }
 API Obj *PyLong_FromLong(long v) { (void)v; return &generic; }
+API Obj *PyLong_FromVoidPtr(void *p) { (void)p; return &generic; }
 API long PyLong_AsLong(Obj *o) { (void)o; return 0; }
 API Obj *PyBool_FromLong(long v) { (void)v; return &generic; }
 API Obj *PyList_New(ptrdiff_t n) { (void)n; return &generic; }

@@ -11,8 +11,8 @@ This table is the one list of them. From it come
     that is not listed stays hidden, so the binding fails here, on Linux, as it would on any other platform.
 
 Adding an entry point (a new C function Python calls):
-  1. define it in one of the ``.c`` files and declare it in ``multibody.h`` among the entry points (the
-     export declarations refer to that declaration: a name the header does not declare does not compile);
+  1. define it in one of the ``.c`` files and declare it in that file's header (``multibody.h`` includes them
+     all; the export declarations refer to that declaration: a name no header declares does not compile);
   2. add one line below: its name, the C return type and the C parameter types as ctypes types (any pointer
      is ``c_void_p``; tests/test_kernel_entry_points.py compares every line with the C definition);
   3. call it as ``library().<name>(...)`` (``core/native/*.py``).
@@ -25,23 +25,26 @@ from ctypes import c_double, c_int, c_void_p
 __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_value"]
 
 # The kernel's C files (in this folder), the one list of them: setup.py compiles them for this machine,
-# fmi/platforms.py for every FMU platform. A new .c file is added here.
-SOURCES = ("kinematics.c", "dynamics.c", "task.c", "steppers.c", "reactions.c", "payload.c", "lu.c", "jacobian.c",
-           "rosenbrock.c")
+# fmi/platforms.py for every FMU platform. A new .c file is added here, in its floor: the list runs bottom-up
+# (linear algebra, the steppers, the models, a model under a stepper), and each file calls only files listed
+# before it (tests/test_c_layout.py; the floors are described in multibody.h).
+SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "dynamics.c", "task.c", "reactions.c",
+           "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
-# name: (C return type, C parameter types), in the order of the definitions in the .c files
+# name: (C return type, C parameter types), grouped by the .c file that defines them
 PROTOTYPES = {
     # kinematics.c
     "mbs_evaluate": (c_int, (_P,) * 6),
-    # dynamics.c
+    # cholesky.c
     "mbs_solve_spd": (c_int, (c_int, c_int, _P, _P, _P)),
+    # dynamics.c
     "mbs_derivative": (c_int, (_P,) * 5),
     "mbs_inertial_wrenches": (c_int, (_P,) * 4),
     # task.c
     "mbs_task_derivative": (c_int, (_P,) * 4 + (c_double,) + (_P,) * 4),
-    # steppers.c
+    # stepping.c
     "mbs_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 3),
     # reactions.c
     "mbs_aux_speeds": (c_int, (_P,) * 4 + (c_int, c_int, _P, c_int) + (_P,) * 4),
@@ -55,7 +58,7 @@ PROTOTYPES = {
                               + (_P,) * 3),
     # jacobian.c
     "mbs_task_jacobian": (c_int, (_P,) * 4 + (c_int, c_double) + (_P,) * 3 + (c_int,) + (_P,) * 3),
-    # rosenbrock.c
+    # stepping.c
     "mbs_rosenbrock_integrate": (c_int, (_P,) * 7 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 3),
 }
 

@@ -1,6 +1,7 @@
 /* The stiff stepper: a linearly implicit Rosenbrock-W method with error control over a whole communication
- * step, for the compiled right-hand sides (simulation/rosenbrock.RosenbrockW is the specification: same
- * coefficients, same step-size control, same Jacobian policy). See multibody.h.
+ * step, for any right-hand side of y = [q; u; x] and its Jacobian (mbs_rhs, mbs_jac: stepping.c binds a tree's);
+ * simulation/rosenbrock.RosenbrockW is the specification: same coefficients, same step-size control, same
+ * Jacobian policy. The stepping floor, under the models, above the LU (lu.c). See rosenbrock.h.
  *
  * y = [q; u; x] with q' = u (x: the bristle deflections of a task, or nothing). The Jacobian's q rows are
  * [0 I 0], so W = I - h gamma J is solved through its Schur complement on [u; x]: with s = h gamma and the
@@ -187,20 +188,4 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
     st->t = t;
     *final = cur;
     return code;
-}
-
-static int tree_jac(const void *ctx, double t, const double *y, const double *f0, double *J, double *rec,
-                    double *model_work, double *work) {
-    return mbs_tree_jacobian(ctx, t, y, f0, J, 0, rec, model_work, work); /* forward: a W-method needs no more */
-}
-
-/* mbs_rosenbrock_rhs over mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative (y = [q; u; z]), the
- * Jacobian by mbs_tree_jacobian; arguments as mbs_integrate's, imp the carried Jacobian and LU. */
-int mbs_rosenbrock_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
-                             const mbs_task *task, const mbs_wtableau *tab, mbs_stepper *st, mbs_implicit *imp,
-                             double t, double t_end, double *y, double *k1, double *recs, int rec_size,
-                             int rec_stride, int *final, double *model_work, double *work) {
-    const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    return mbs_rosenbrock_rhs(mbs_tree_eval, tree_jac, &ctx, m->n, 2 * m->n + (task ? task->n_joints : 0), tab, st,
-                              imp, t, t_end, y, k1, recs, rec_stride, final, model_work, work);
 }

@@ -1,43 +1,6 @@
-/* Embedded explicit Runge-Kutta pairs over the compiled right-hand sides. See multibody.h. */
+/* Embedded explicit Runge-Kutta pairs over any right-hand side (mbs_rhs): the stepping floor, under the models
+ * it steps (stepping.c binds a tree's right-hand side to it, payload.c its own). See steppers.h. */
 #include "multibody.h"
-
-/* One evaluation of the compiled right-hand side into record rec (with its tail): mbs_derivative for
- * y = [q; u], or with a task mbs_task_derivative for y = [q; u; z]. Writes ydot. */
-static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
-                    int rec_size, double t, const double *y, double *ydot, double *rec, double *work) {
-    const int n = m->n;
-    memcpy(rec, y, sizeof(double) * 2 * n);
-    int code;
-    if (task) {
-        const int nj = task->n_joints;
-        memcpy(rec + rec_size, y + 2 * n, sizeof(double) * nj);
-        code = mbs_task_derivative(m, law, inputs, task, t, rec + rec_size, rec, rec + rec_size + nj, work);
-        if (!code) memcpy(ydot + 2 * n, rec + rec_size + nj, sizeof(double) * nj);
-    } else {
-        code = mbs_derivative(m, law, inputs, rec, work);
-    }
-    if (!code) memcpy(ydot, rec + n, sizeof(double) * 2 * n); /* [u; u'] */
-    return code;
-}
-
-int mbs_tree_eval(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work) {
-    const tree_rhs *c = ctx;
-    return rhs_eval(c->m, c->law, c->inputs, c->task, c->rec_size, t, y, ydot, rec, work);
-}
-
-/* Integrate from t to exactly t_end as _ExplicitPair.advance does (same controller, same tableau); y and k1
- * (the derivative at t) are updated in place to the values at t_end. recs: three records of rec_size + tail
- * doubles; *final is the one that holds the evaluation at t_end (-1 when no step was needed). work: stages
- * x size + size doubles. Returns 0, 1 when the step size fell below min_step, or 2 when max_steps trial steps
- * did not reach t_end (st->t: where, y and k1 at st->t), or 4 (MBS_CANCELLED) when st->cancel was set before a
- * trial step (y and k1 at st->t, the last accepted point). */
-int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
-                  const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
-                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
-    const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    return mbs_integrate_rhs(mbs_tree_eval, &ctx, 2 * m->n + (task ? task->n_joints : 0), NULL, 0, tab, st, t, t_end,
-                             y, k1, recs, rec_stride, final, model_work, work);
-}
 
 /* The loop of mbs_integrate over any right-hand side f of size doubles; with `events` (NULL: none) an
  * accepted step whose end has other indicator signs than `signs` is taken back and the call returns 3

@@ -1,10 +1,14 @@
 /* The project's FMI 2.0 runtime: messages to the host's logger (the runtime's own and the slave's queued
- * ones), with the categories fmi2SetDebugLogging enables. See fmi2_runtime.c and docs/fmi-runtime.md. */
+ * ones) with the categories fmi2SetDebugLogging enables (defined here), and the instance check and the call into
+ * the slave every FMI call goes through. The floor under the variable table (fmi2_values.c), stepping and saved
+ * states (fmi2_step.c, fmi2_states.c) and the instance's lifecycle (fmi2_runtime.c), as fmi3_log.c for FMI 3.0.
+ * See docs/fmi-runtime.md. */
 #define _GNU_SOURCE
 #include "runtime.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- logging ---------------------------------------------------------------------------------- */
@@ -92,3 +96,81 @@ void forward_slave_log(Instance *inst)
 
 /* ---- instance checks and Python entry ------------------------------------------------------------ */
 
+static const char *state_name(int state)
+{
+    switch (state) {
+    case ST_INSTANTIATED: return "instantiated";
+    case ST_INIT: return "initialization mode";
+    case ST_STEPPING: return "stepping";
+    case ST_TERMINATED: return "terminated";
+    default: return "broken (only fmi2FreeInstance is possible)";
+    }
+}
+
+Instance *checked(fmi2Component c, const char *call, int allowed)
+{
+    Instance *inst = c;
+    if (!inst || inst->magic != INSTANCE_MAGIC)
+        return NULL; /* no logger to tell: the host passed no instance of this FMU */
+    if (!(inst->state & allowed)) {
+        LOG_ERROR(inst, "%s is not allowed in state '%s'", call, state_name(inst->state));
+        return NULL;
+    }
+    return inst;
+}
+
+PyGILState_STATE enter(Instance *inst) { return py_enter(inst->py); }
+
+void leave(Instance *inst, PyGILState_STATE g)
+{
+    forward_slave_log(inst);
+    py_leave(inst->py, g);
+}
+
+PyObject *call_slave(Instance *inst, const char *call, const char *method, PyObject *args)
+{
+    const PyApi *py = inst->py;
+    char err[1536];
+    PyObject *fn = py->Object_GetAttrString(inst->slave, method);
+    PyObject *result = fn ? py->Object_CallObject(fn, args) : NULL;
+    py->DecRef(fn);
+    py->DecRef(args);
+    if (!result) {
+        py_error_text(py, err, sizeof err);
+        forward_slave_log(inst); /* what the slave said before it raised comes first */
+        LOG_ERROR(inst, "%s: %s", call, err[0] ? err : "failed without an exception");
+    }
+    return result;
+}
+
+FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
+                                           const fmi2String categories[])
+{
+    Instance *inst = checked(c, "fmi2SetDebugLogging", ST_ANY_USABLE);
+    if (!inst)
+        return fmi2Error;
+    if (nCategories > MAX_CATEGORIES || (nCategories > 0 && !categories)) {
+        LOG_ERROR(inst, "fmi2SetDebugLogging: nCategories = %zu with categories %s (at most %d)", nCategories,
+                  categories ? "given" : "NULL", MAX_CATEGORIES);
+        return fmi2Error;
+    }
+    fmi2Status status = fmi2OK;
+    PyGILState_STATE g = enter(inst);
+    PyObject *known = inst->py->Object_GetAttrString(inst->slave, "log_categories");
+    inst->py->Err_Clear();
+    for (int i = 0; i < inst->n_categories; ++i)
+        free(inst->categories[i]);
+    inst->n_categories = 0;
+    for (size_t i = 0; i < nCategories; ++i) {
+        if (!categories[i] || (known && !inst->py->Mapping_HasKeyString(known, categories[i]))) {
+            LOG_ERROR(inst, "fmi2SetDebugLogging: unknown log category %s", categories[i] ? categories[i] : "NULL");
+            status = fmi2Error;
+            continue;
+        }
+        inst->categories[inst->n_categories++] = strdup(categories[i]);
+    }
+    inst->py->DecRef(known);
+    leave(inst, g);
+    inst->logging_on = loggingOn != fmi2False;
+    return status;
+}

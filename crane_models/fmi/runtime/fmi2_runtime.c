@@ -1,4 +1,6 @@
-/* The project's FMI 2.0 co-simulation runtime for pythonfmu slaves: lifecycle, stepping and statuses.
+/* The project's FMI 2.0 co-simulation runtime for pythonfmu slaves: instantiation, the state machine and the
+ * mode changes -- the top floor, over the variable table (fmi2_values.c), the messages and the checked call into
+ * the slave (fmi2_log.c), and the Python loader (pyapi.c).
  *
  * One binary hosts any pythonfmu `Fmi2Slave` subclass: the FMU's resources/ hold the slave module
  * (named in slavemodule.txt, as pythonfmu writes it) and this runtime's record crane_cosim_runtime.txt
@@ -12,59 +14,11 @@
 #include "platform.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RECORD_FILE "crane_cosim_runtime.txt"
-
-static const char *state_name(int state)
-{
-    switch (state) {
-    case ST_INSTANTIATED: return "instantiated";
-    case ST_INIT: return "initialization mode";
-    case ST_STEPPING: return "stepping";
-    case ST_TERMINATED: return "terminated";
-    default: return "broken (only fmi2FreeInstance is possible)";
-    }
-}
-
-Instance *checked(fmi2Component c, const char *call, int allowed)
-{
-    Instance *inst = c;
-    if (!inst || inst->magic != INSTANCE_MAGIC)
-        return NULL; /* no logger to tell: the host passed no instance of this FMU */
-    if (!(inst->state & allowed)) {
-        LOG_ERROR(inst, "%s is not allowed in state '%s'", call, state_name(inst->state));
-        return NULL;
-    }
-    return inst;
-}
-
-PyGILState_STATE enter(Instance *inst) { return py_enter(inst->py); }
-
-void leave(Instance *inst, PyGILState_STATE g)
-{
-    forward_slave_log(inst);
-    py_leave(inst->py, g);
-}
-
-PyObject *call_slave(Instance *inst, const char *call, const char *method, PyObject *args)
-{
-    const PyApi *py = inst->py;
-    char err[1536];
-    PyObject *fn = py->Object_GetAttrString(inst->slave, method);
-    PyObject *result = fn ? py->Object_CallObject(fn, args) : NULL;
-    py->DecRef(fn);
-    py->DecRef(args);
-    if (!result) {
-        py_error_text(py, err, sizeof err);
-        forward_slave_log(inst); /* what the slave said before it raised comes first */
-        LOG_ERROR(inst, "%s: %s", call, err[0] ? err : "failed without an exception");
-    }
-    return result;
-}
 
 /* ---- instantiation ---------------------------------------------------------------------------- */
 
@@ -163,15 +117,7 @@ static int construct_slave(Instance *inst)
 {
     const PyApi *py = inst->py;
     char err[1536];
-    PyObject *sys = py->Import_ImportModule("sys");
-    PyObject *path = sys ? py->Object_GetAttrString(sys, "path") : NULL;
-    PyObject *res = py->Unicode_FromString(inst->resources);
-    if (path && res)
-        py->List_Insert(path, 0, res); /* the slave module and its bundled packages */
-    py->DecRef(res);
-    py->DecRef(path);
-    py->DecRef(sys);
-    PyObject *module = py->Import_ImportModule(inst->module);
+    PyObject *module = py_import_from(py, inst->resources, inst->module);
     PyObject *cls = module ? py->Object_GetAttrString(module, inst->class_name) : NULL;
     PyObject *args = py->Tuple_New(0), *kwargs = py->Dict_New(), *value;
     value = py->Unicode_FromString(inst->name);
@@ -197,6 +143,9 @@ static int construct_slave(Instance *inst)
     PyObject *tag = py->Unicode_FromString("crane-cosim");
     py->Object_SetAttrString(slave, "_fmi_runtime", tag);
     py->DecRef(tag);
+    PyObject *flag = py->Long_FromVoidPtr((void *)&inst->cancel); /* fmi2CancelStep: see fmi2_step.c */
+    py->Object_SetAttrString(slave, "_fmi_cancel_flag_address", flag);
+    py->DecRef(flag);
     PyObject *queue = py->Object_GetAttrString(slave, "log_queue");
     py->Err_Clear();
     if (inst->slave) { /* fmi2Reset: the old slave goes, with its queue */
@@ -314,38 +263,6 @@ FMI2_EXPORT void fmi2FreeInstance(fmi2Component c)
         py_leave(inst->py, g);
     }
     free_instance_memory(inst);
-}
-
-FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
-                                           const fmi2String categories[])
-{
-    Instance *inst = checked(c, "fmi2SetDebugLogging", ST_ANY_USABLE);
-    if (!inst)
-        return fmi2Error;
-    if (nCategories > MAX_CATEGORIES || (nCategories > 0 && !categories)) {
-        LOG_ERROR(inst, "fmi2SetDebugLogging: nCategories = %zu with categories %s (at most %d)", nCategories,
-                  categories ? "given" : "NULL", MAX_CATEGORIES);
-        return fmi2Error;
-    }
-    fmi2Status status = fmi2OK;
-    PyGILState_STATE g = enter(inst);
-    PyObject *known = inst->py->Object_GetAttrString(inst->slave, "log_categories");
-    inst->py->Err_Clear();
-    for (int i = 0; i < inst->n_categories; ++i)
-        free(inst->categories[i]);
-    inst->n_categories = 0;
-    for (size_t i = 0; i < nCategories; ++i) {
-        if (!categories[i] || (known && !inst->py->Mapping_HasKeyString(known, categories[i]))) {
-            LOG_ERROR(inst, "fmi2SetDebugLogging: unknown log category %s", categories[i] ? categories[i] : "NULL");
-            status = fmi2Error;
-            continue;
-        }
-        inst->categories[inst->n_categories++] = strdup(categories[i]);
-    }
-    inst->py->DecRef(known);
-    leave(inst, g);
-    inst->logging_on = loggingOn != fmi2False;
-    return status;
 }
 
 /* ---- the co-simulation state machine ------------------------------------------------------------ */

@@ -20,6 +20,8 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunication
     }
     const PyApi *py = inst->py;
     PyGILState_STATE g = enter(inst);
+    inst->cancel = 0; /* a cancel applies to the step in progress */
+    inst->stepping = 1;
     PyObject *args = py->Tuple_New(2);
     py->Tuple_SetItem(args, 0, py->Float_FromDouble(currentCommunicationPoint));
     py->Tuple_SetItem(args, 1, py->Float_FromDouble(communicationStepSize));
@@ -29,7 +31,12 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunication
     if (done < 0)
         py->Err_Clear();
     leave(inst, g);
+    inst->stepping = 0;
     fmi2Status status = done > 0 ? fmi2OK : done == 0 ? fmi2Discard : fmi2Error;
+    if (inst->cancel && status != fmi2OK) {
+        LOG_ERROR(inst, "fmi2DoStep: cancelled by fmi2CancelStep; the state is left at t = %g s", currentCommunicationPoint);
+        status = fmi2Error;
+    }
     if (status == fmi2OK)
         inst->time = inst->last_successful_time = currentCommunicationPoint + communicationStepSize;
     inst->last_step_status = status;
@@ -38,10 +45,17 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunication
 
 FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
 {
-    Instance *inst = checked(c, "fmi2CancelStep", ST_ANY_USABLE);
-    if (inst)
-        LOG_ERROR(inst, "fmi2CancelStep: not supported (fmi2DoStep is synchronous and never returns fmi2Pending)");
-    return fmi2Error;
+    Instance *inst = checked(c, "fmi2CancelStep", ST_STEPPING);
+    if (!inst)
+        return fmi2Error;
+    if (!inst->stepping) {
+        LOG_ERROR(inst, "fmi2CancelStep: no fmi2DoStep in progress (fmi2DoStep is synchronous: call fmi2CancelStep "
+                        "from another thread while it runs)");
+        return fmi2Error;
+    }
+    /* No GIL needed: a plain int the steppers read before every internal step (the kernel too, by address). */
+    inst->cancel = 1;
+    return fmi2OK;
 }
 
 /* ---- statuses ------------------------------------------------------------------------------------ */

@@ -32,7 +32,7 @@ int build_var_table(Instance *inst)
     const PyApi *py = inst->py;
     static const char *kinds[] = {"Real", "Integer", "Boolean", "String"};
     PyObject *classes[4] = {NULL, NULL, NULL, NULL};
-    PyObject *module = py->Import_ImportModule("pythonfmu.variables");
+    PyObject *module = py_variables_module(py, inst->slave, "Fmi2Slave", "pythonfmu");
     PyObject *vars = py->Object_GetAttrString(inst->slave, "vars");
     Py_ssize_t n = vars ? py->Object_Size(vars) : -1;
     VarInfo *table = NULL;

@@ -121,15 +121,7 @@ static int construct_slave(Instance3 *inst, const char *call)
 {
     const PyApi *py = inst->py;
     char err[1536];
-    PyObject *sys = py->Import_ImportModule("sys");
-    PyObject *path = sys ? py->Object_GetAttrString(sys, "path") : NULL;
-    PyObject *res = py->Unicode_FromString(inst->resources);
-    if (path && res)
-        py->List_Insert(path, 0, res);
-    py->DecRef(res);
-    py->DecRef(path);
-    py->DecRef(sys);
-    PyObject *module = py->Import_ImportModule(inst->module);
+    PyObject *module = py_import_from(py, inst->resources, inst->module);
     PyObject *cls = module ? py->Object_GetAttrString(module, inst->class_name) : NULL;
     PyObject *args = py->Tuple_New(0), *kwargs = py->Dict_New(), *value;
     value = py->Unicode_FromString(inst->name);

@@ -1,7 +1,9 @@
 /* The FMI 3.0 runtime's instance: one hosted pythonfmu3 slave, its FMI 3.0 co-simulation state and the table
- * of its variables (built at instantiate). Shared by fmi3_runtime.c (lifecycle, logging), fmi3_step.c
- * (stepping and the functions not offered), fmi3_values.c (variable access) and fmi3_states.c (saved
- * states). Python is reached through pyapi.c, the same loader as the FMI 2.0 runtime's. */
+ * of its variables (built at instantiate). Shared by its floors, bottom-up: fmi3_log.c (messages, the instance
+ * check, the call into the slave), fmi3_vars.c (the variable table and the value-reference checks),
+ * fmi3_values.c (variable access), fmi3_step.c (stepping and the functions not offered), fmi3_states.c (saved
+ * states) and fmi3_runtime.c (instantiation, lifecycle). Python is reached through pyapi.c, the same loader as
+ * the FMI 2.0 runtime's. */
 #ifndef CRANE_FMI3_RUNTIME_H
 #define CRANE_FMI3_RUNTIME_H
 
@@ -51,7 +53,7 @@ typedef struct {
     size_t n_strings;
 } Instance3;
 
-extern const char *const TYPE3_NAMES[];
+/* ---- fmi3_log.c ---- */
 
 /* Logs through the host's callback (printf rules for fmt; the host receives the formatted text). */
 void log3(const Instance3 *inst, fmi3Status status, const char *category, const char *fmt, ...);
@@ -70,9 +72,13 @@ void leave3(Instance3 *inst, PyGILState_STATE g);
  * exception logged as "<call>: Type: message". */
 PyObject *call_slave3(Instance3 *inst, const char *call, const char *method, PyObject *args);
 
+/* ---- fmi3_vars.c ---- */
+
 /* The variable table from slave.vars (pythonfmu3's registration order = value references). */
 int build_var_table3(Instance3 *inst);
 void free_strings3(Instance3 *inst);
+/* The names of the T_ types, for messages. */
+extern const char *const TYPE3_NAMES[];
 
 /* The value references as a new Python list. */
 PyObject *vr_list3(const PyApi *py, const fmi3ValueReference vr[], size_t n);

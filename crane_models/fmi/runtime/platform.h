@@ -39,6 +39,14 @@ void plat_restore_env(const char *name, char *saved);
 
 void plat_lock(void);
 void plat_unlock(void);
+/* A lock every copy of this runtime in the process finds the same way (each FMU's library is its own copy, with its
+ * own plat_lock): held while CPython is looked for and started, so that two FMUs instantiated for the first time on
+ * two threads start it once. Named after the process id (Linux: an abstract socket; macOS: a POSIX named semaphore;
+ * Windows: a named mutex, "Local\\crane-cosim-python-<pid>"); see docs/fmi-runtime.md. Called with plat_lock held;
+ * when the system refuses the named object, only plat_lock is held. `python_runs`: CPython runs now (macOS then
+ * removes the semaphore's name: every later copy sees the running Python first). */
+void plat_process_lock(void);
+void plat_process_unlock(int python_runs);
 
 /* A value per thread: plat_thread_init once per process (under the lock, before any other use) names
  * what runs with a thread's value when that thread ends; the value is NULL until set. */

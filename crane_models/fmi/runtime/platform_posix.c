@@ -6,11 +6,21 @@
 #include <dlfcn.h>
 #include <glob.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
+#if defined(__linux__)
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#else
+#include <fcntl.h>
+#include <semaphore.h>
+#endif
 
 void *plat_load(const char *path, char *err, size_t size)
 {
@@ -91,6 +101,78 @@ void plat_restore_env(const char *name, char *saved)
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 void plat_lock(void) { pthread_mutex_lock(&g_lock); }
 void plat_unlock(void) { pthread_mutex_unlock(&g_lock); }
+
+/* The process-wide lock (platform.h). Held by at most one thread of this copy at a time (under g_lock). */
+#if defined(__linux__)
+/* Linux: binding an abstract-namespace socket is atomic and its name vanishes with the socket -- also when the
+ * process dies inside the lock -- so nothing is left on disk and no stale lock can block a later process. */
+static int g_process_fd = -1;
+
+void plat_process_lock(void)
+{
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int n = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "crane-cosim-python-%ld", (long)getpid());
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return; /* no sockets (a sandbox): plat_lock only */
+    struct timespec pause = {0, 1000000}; /* 1 ms: the holder is starting Python, which takes ~20-100 ms */
+    while (bind(fd, (struct sockaddr *)&addr, len) != 0) {
+        if (errno != EADDRINUSE && errno != EINTR) {
+            close(fd);
+            return;
+        }
+        nanosleep(&pause, NULL);
+    }
+    g_process_fd = fd;
+}
+
+void plat_process_unlock(int python_runs)
+{
+    (void)python_runs;
+    if (g_process_fd >= 0)
+        close(g_process_fd);
+    g_process_fd = -1;
+}
+#else
+/* macOS: a named semaphore (no abstract sockets). Its name outlives the process unless removed: removed once Python
+ * runs (a later copy finds the running Python before it could need the lock), kept after a failed start so that
+ * copies still trying share it. */
+static sem_t *g_process_sem = NULL;
+
+static void process_lock_name(char *name, size_t size)
+{
+    snprintf(name, size, "/crane-cosim-py-%ld", (long)getpid()); /* macOS: at most 31 characters */
+}
+
+void plat_process_lock(void)
+{
+    char name[64];
+    process_lock_name(name, sizeof name);
+    sem_t *s = sem_open(name, O_CREAT, 0600, 1);
+    if (s == SEM_FAILED)
+        return;
+    while (sem_wait(s) != 0) {
+    }
+    g_process_sem = s;
+}
+
+void plat_process_unlock(int python_runs)
+{
+    char name[64];
+    if (!g_process_sem)
+        return;
+    if (python_runs) {
+        process_lock_name(name, sizeof name);
+        sem_unlink(name);
+    }
+    sem_post(g_process_sem);
+    sem_close(g_process_sem);
+    g_process_sem = NULL;
+}
+#endif
 
 static pthread_key_t g_thread_key;
 

@@ -135,6 +135,36 @@ static SRWLOCK g_lock = SRWLOCK_INIT;
 void plat_lock(void) { AcquireSRWLockExclusive(&g_lock); }
 void plat_unlock(void) { ReleaseSRWLockExclusive(&g_lock); }
 
+/* The process-wide lock (platform.h): a named mutex in the session's namespace, named after the process, which
+ * Windows removes with its last handle (also when the process dies: the wait then returns WAIT_ABANDONED, still
+ * ownership). */
+static HANDLE g_process_mutex = NULL;
+
+void plat_process_lock(void)
+{
+    wchar_t name[64];
+    swprintf(name, 64, L"Local\\crane-cosim-python-%lu", (unsigned long)GetCurrentProcessId());
+    HANDLE m = CreateMutexW(NULL, FALSE, name);
+    if (!m)
+        return;
+    DWORD got = WaitForSingleObject(m, INFINITE);
+    if (got != WAIT_OBJECT_0 && got != WAIT_ABANDONED) {
+        CloseHandle(m);
+        return;
+    }
+    g_process_mutex = m;
+}
+
+void plat_process_unlock(int python_runs)
+{
+    (void)python_runs;
+    if (!g_process_mutex)
+        return;
+    ReleaseMutex(g_process_mutex);
+    CloseHandle(g_process_mutex);
+    g_process_mutex = NULL;
+}
+
 /* Fiber-local storage: unlike TlsAlloc it calls back when a thread ends, outside DllMain. */
 static DWORD g_fls = FLS_OUT_OF_INDEXES;
 static void (*g_at_exit)(void *);

@@ -16,7 +16,7 @@
 static PyApi g_api;
 static int g_ready = 0;
 static int g_thread_ready = 0;
-static char g_which[4200]; /* which Python runs, for messages: "the host's Python" or its library */
+static char g_which[4200]; /* which Python runs, for messages: the running one or its library */
 
 static void append(char *buf, size_t size, const char *text)
 {
@@ -61,6 +61,7 @@ static int resolve(void *lib, PyApi *api, char *missing, size_t size)
     SYM(Float_FromDouble, "PyFloat_FromDouble");
     SYM(Float_AsDouble, "PyFloat_AsDouble");
     SYM(Long_FromLong, "PyLong_FromLong");
+    SYM(Long_FromVoidPtr, "PyLong_FromVoidPtr");
     SYM(Long_AsLong, "PyLong_AsLong");
     SYM(Bool_FromLong, "PyBool_FromLong");
     SYM(List_New, "PyList_New");
@@ -190,16 +191,20 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
     if (g_ready)
         goto done;
     why[0] = '\0';
-    /* 1. The host already runs Python (fmpy, libcosimpy, ecospy, ...): use that interpreter (a process
-     *    cannot hold two; py_meets_needs says when it is too old). */
+    /* Every FMU's library is its own copy of this runtime, with its own g_ready and plat_lock: two FMUs
+     * instantiated for the first time on two threads would both start CPython (a crash). They meet at the
+     * process-wide lock, and the one that gets it second finds the Python the first started in step 1. */
+    plat_process_lock();
+    /* 1. The process already runs Python -- the host's (fmpy, libcosimpy, ecospy, ...) or one another copy
+     *    started: use that interpreter (a process cannot hold two; py_meets_needs says when it is too old). */
     if (plat_running_python(&running)) {
         char missing[64];
         if (resolve(running, &g_api, missing, sizeof missing)) {
-            snprintf(g_which, sizeof g_which, "the host's Python");
+            snprintf(g_which, sizeof g_which, "the Python running in this process");
             g_ready = 1;
-            goto done;
+            goto unlock;
         }
-        snprintf(reason, sizeof reason, "the host's Python lacks %s; ", missing);
+        snprintf(reason, sizeof reason, "the Python running in this process lacks %s; ", missing);
         append(why, why_size, reason);
     } else {
         append(why, why_size, "no Python running in the host; ");
@@ -210,6 +215,8 @@ const PyApi *py_api(const char *record, char *why, size_t why_size)
     plat_search_host(&host);
     g_ready = search_python(&host, &needs, start_python, &needs, why + strlen(why), why_size - strlen(why));
     plat_search_release(&host);
+unlock:
+    plat_process_unlock(g_ready);
 done:
     if (g_ready && !g_thread_ready) {
         plat_thread_init(release_thread_state);
@@ -217,6 +224,56 @@ done:
     }
     plat_unlock();
     return g_ready ? &g_api : NULL;
+}
+
+PyObject *py_import_from(const PyApi *py, const char *folder, const char *module)
+{
+    PyObject *sys = py->Import_ImportModule("sys");
+    PyObject *path = sys ? py->Object_GetAttrString(sys, "path") : NULL;
+    PyObject *entry = py->Unicode_FromString(folder);
+    int inserted = path && entry && py->List_Insert(path, 0, entry) == 0;
+    PyObject *result = py->Import_ImportModule(module);
+    /* Out by identity, not by value: the import may have let another thread insert its own entry (another
+     * instance of this FMU: an equal string) or the host may hold this folder too. These list calls run no Python
+     * code, so an import error stays pending for the caller. */
+    for (Py_ssize_t i = 0, n = inserted ? py->List_Size(path) : 0; i < n; ++i)
+        if (py->List_GetItem(path, i) == entry) {
+            py->List_SetSlice(path, i, i + 1, NULL);
+            break;
+        }
+    py->DecRef(entry);
+    py->DecRef(path);
+    py->DecRef(sys);
+    return result;
+}
+
+PyObject *py_variables_module(const PyApi *py, PyObject *slave, const char *base, const char *library)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s.variables", library);
+    PyObject *cls = py->Object_GetAttrString(slave, "__class__");
+    PyObject *mro = cls ? py->Object_GetAttrString(cls, "__mro__") : NULL;
+    Py_ssize_t n = mro ? py->Sequence_Size(mro) : 0;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *c = py->Sequence_GetItem(mro, i);
+        PyObject *c_name = c ? py->Object_GetAttrString(c, "__name__") : NULL;
+        PyObject *module = c_name ? py->Object_GetAttrString(c, "__module__") : NULL;
+        const char *b = c_name ? py->Unicode_AsUTF8AndSize(c_name, NULL) : NULL;
+        const char *m = module ? py->Unicode_AsUTF8AndSize(module, NULL) : NULL;
+        const char *dot = m ? strrchr(m, '.') : NULL; /* "<package>.fmi2slave" */
+        int found = b && dot && strcmp(b, base) == 0;
+        if (found)
+            snprintf(name, sizeof name, "%.*s.variables", (int)(dot - m), m);
+        py->DecRef(module);
+        py->DecRef(c_name);
+        py->DecRef(c);
+        if (found)
+            break;
+    }
+    py->Err_Clear();
+    py->DecRef(mro);
+    py->DecRef(cls);
+    return py->Import_ImportModule(name);
 }
 
 void py_error_text(const PyApi *py, char *buf, size_t size)

@@ -42,6 +42,7 @@ typedef struct {
     PyObject *(*Float_FromDouble)(double);
     double (*Float_AsDouble)(PyObject *);
     PyObject *(*Long_FromLong)(long);
+    PyObject *(*Long_FromVoidPtr)(void *);
     long (*Long_AsLong)(PyObject *);
     PyObject *(*Bool_FromLong)(long);
     PyObject *(*List_New)(Py_ssize_t);
@@ -81,6 +82,18 @@ int py_meets_needs(const PyApi *py, const char *record, char *why, size_t why_si
  * keeps it for the thread's life (no create/destroy per call). */
 PyGILState_STATE py_enter(const PyApi *py);
 void py_leave(const PyApi *py, PyGILState_STATE g);
+
+/* With the GIL held: imports `module` (a new reference, NULL with the exception pending) from `folder`, put at the
+ * front of sys.path for this import only and taken out again, so that the host's sys.path is as it was: the FMU's
+ * modules carry names of their own (the build's namespace, pythonfmu's copy included) and, once imported, are found
+ * through sys.modules and their packages' __path__. */
+PyObject *py_import_from(const PyApi *py, const char *folder, const char *module);
+
+/* With the GIL held: the `variables` module of the pythonfmu (pythonfmu3) the slave derives from -- inside an FMU
+ * its own copy, imported under the build's namespace (`<namespace>_pythonfmu`, build.builder_in_namespace), not a
+ * pythonfmu the host may have: found from the module of the class named `base` ("Fmi2Slave", "Fmi3Slave") in the
+ * slave's MRO; `<library>.variables` when there is none. A new reference, NULL with the exception pending. */
+PyObject *py_variables_module(const PyApi *py, PyObject *slave, const char *base, const char *library);
 
 /* The pending exception as "Type: message" into buf (cleared afterwards); "" when none. */
 void py_error_text(const PyApi *py, char *buf, size_t size);

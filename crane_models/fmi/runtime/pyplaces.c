@@ -4,6 +4,10 @@
  * registry keys and python.org's install folders. Newest version first within each place; a Python met again
  * (the same library and virtual environment) is not tried twice. A Python found here is used only when it has the
  * packages the FMU needs in its site-packages: a system Python without numpy is passed over for the next one. */
+#include "pyplaces.h"
+
+#include "pyneeds.h"
+#include "pypaths.h"
 #include "pysetup.h"
 
 #include <stdio.h>

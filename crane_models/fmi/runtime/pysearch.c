@@ -1,86 +1,16 @@
-/* Where a CPython lives (see pysearch.h): the record's needs, CRANE_COSIM_PYTHON, then the usual places
- * (pyplaces.c), and the message when none suits. One Python described by its program, library or folder is
- * pysetup.c. */
+/* Where a CPython lives (see pysearch.h): CRANE_COSIM_PYTHON, then the usual places (pyplaces.c), and the message
+ * when none suits. The top floor of the search, over the usual places, one Python's description (pysetup.c), the
+ * FMU's needs (pyneeds.c) and the paths (pypaths.c). */
+#include "pysearch.h"
+
+#include "pyneeds.h"
+#include "pypaths.h"
+#include "pyplaces.h"
 #include "pysetup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void search_append(char *buf, size_t size, const char *text)
-{
-    size_t n = strlen(buf);
-    if (n + 1 < size)
-        snprintf(buf + n, size - n, "%s", text);
-}
-
-int record_value(const char *text, const char *key, int nth, char *out, size_t size)
-{
-    size_t klen = strlen(key);
-    const char *line = text;
-    while (line && *line) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        if (len > klen && strncmp(line, key, klen) == 0 && line[klen] == '=' && nth-- == 0) {
-            size_t vlen = len - klen - 1;
-            if (vlen > 0 && line[klen + vlen] == '\r')
-                vlen--;
-            if (vlen >= size)
-                return 0;
-            memcpy(out, line + klen + 1, vlen);
-            out[vlen] = '\0';
-            return 1;
-        }
-        line = end ? end + 1 : NULL;
-    }
-    return 0;
-}
-
-/* ---- what the FMU needs ------------------------------------------------------------------------------ */
-
-void needs_from_record(const char *record, Needs *needs)
-{
-    char value[96];
-    int major = 0, minor = 0;
-    memset(needs, 0, sizeof *needs);
-    needs->min_minor = RUNTIME_MIN_MINOR;
-    if (!record)
-        return;
-    if (record_value(record, "requires_python", 0, value, sizeof value) &&
-        sscanf(value, "%d.%d", &major, &minor) == 2 && major == 3 && minor > needs->min_minor)
-        needs->min_minor = minor;
-    for (int i = 0; needs->n_packages < MAX_NEEDED_PACKAGES &&
-                    record_value(record, "requires", i, value, sizeof value); ++i)
-        snprintf(needs->packages[needs->n_packages++], sizeof needs->packages[0], "%s", value);
-}
-
-void requirement_parts(const char *requirement, char *name, size_t nsize, char *bound, size_t bsize)
-{
-    size_t n = strspn(requirement, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
-    const char *rest = requirement + n;
-    snprintf(name, nsize, "%.*s", (int)n, requirement);
-    rest += strspn(rest, " ");
-    snprintf(bound, bsize, "%s", strncmp(rest, ">=", 2) == 0 ? rest + 2 + strspn(rest + 2, " ") : "");
-}
-
-int version_at_least(const char *have, const char *bound)
-{
-    while (*bound) {
-        char *h_end, *b_end;
-        long h = strtol(have, &h_end, 10), b = strtol(bound, &b_end, 10);
-        if (h_end == have) /* have ran out of numbers: 1.24 is not at least 1.24.1 */
-            h = 0;
-        if (b_end == bound)
-            return 1;
-        if (h != b)
-            return h > b;
-        have = *h_end == '.' ? h_end + 1 : "";
-        bound = *b_end == '.' ? b_end + 1 : "";
-    }
-    return 1;
-}
-
-/* ---- the order -------------------------------------------------------------------------------------- */
 
 static void advice(const SearchHost *h, const Needs *needs, char *why, size_t size)
 {

@@ -3,8 +3,10 @@
  * small table of file-system hooks (SearchHost), so the same code runs in the FMU binary (hooks bound to the real
  * system in platform_posix.c / platform_windows.c) and in a test on Linux with a fake file system for every OS
  * (tests/runtime_search/). No state, no allocation beyond transient candidate lists.
- * pysearch.c: what the FMU needs, the order, the message; pysetup.c: one Python described by a program, library or
- * folder; pyplaces.c: the usual places of each OS (pysetup.h: their parts). */
+ * Its floors, bottom-up (each with its header, runtime.SEARCH_SOURCES lists them in this order): pypaths.c paths and
+ * names, the message; pyneeds.c what the FMU needs (the record's functions below) and whether a Python has it;
+ * pysetup.c one Python described by a program, library or folder; pyplaces.c the usual places of each OS;
+ * pysearch.c the order and the message when none suits (search_python). */
 #ifndef CRANE_PYSEARCH_H
 #define CRANE_PYSEARCH_H
 
@@ -57,6 +59,8 @@ typedef struct {
 /* Tries one candidate: 1 when that Python now runs, else 0 with the reason in why. */
 typedef int (*TryPython)(void *user, const PythonSetup *setup, char *why, size_t size);
 
+/* ---- the record and what the FMU needs (pyneeds.c) ---- */
+
 /* The nth (0-based) value of `key` in a record of `key=value` lines; 1 when found. */
 int record_value(const char *text, const char *key, int nth, char *out, size_t size);
 
@@ -68,6 +72,8 @@ void requirement_parts(const char *requirement, char *name, size_t nsize, char *
 
 /* 1 when the dotted version `have` ("2.4.6", "3.11.7 (main, ...)") is at least `bound` ("1.24"). */
 int version_at_least(const char *have, const char *bound);
+
+/* ---- the search (pysearch.c) ---- */
 
 /* Tries, in order, CRANE_COSIM_PYTHON and the usual places of the OS (pyplaces.c) until `attempt` succeeds (1).
  * A candidate older than needs->min_minor is skipped, and one found in the usual places also when a needed

@@ -1,93 +1,13 @@
-/* One CPython described by its program (also one of a virtual environment), library or installation folder, and
- * whether it suits the FMU (see pysetup.h). Paths are UTF-8; Windows paths use '\'. Every file-system question
- * goes through the SearchHost hooks. */
+/* One CPython described by its program (also one of a virtual environment), library or installation folder (see
+ * pysetup.h). Paths are UTF-8; Windows paths use '\'. Every file-system question goes through the SearchHost
+ * hooks (pypaths.c, the floor below); whether the Python suits the FMU is pyneeds.c's question. */
 #include "pysetup.h"
+
+#include "pypaths.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- paths --------------------------------------------------------------------------------------- */
-
-static char separator(const SearchHost *h) { return h->os == OS_WINDOWS ? '\\' : '/'; }
-
-static int is_file(const SearchHost *h, const char *p)
-{
-    int k = h->kind(h->ctx, p);
-    return k == PATH_FILE || k == PATH_EXECUTABLE;
-}
-
-static int is_dir(const SearchHost *h, const char *p) { return h->kind(h->ctx, p) == PATH_DIR; }
-
-static int ends_with_nocase(const char *s, const char *tail)
-{
-    size_t n = strlen(s), m = strlen(tail);
-    if (m > n)
-        return 0;
-    for (size_t i = 0; i < m; ++i) { /* ASCII case-insensitive: Windows names */
-        char a = s[n - m + i];
-        if (a >= 'A' && a <= 'Z')
-            a = (char)(a - 'A' + 'a');
-        if (a != tail[i])
-            return 0;
-    }
-    return 1;
-}
-
-int is_program(const SearchHost *h, const char *p)
-{
-    if (h->os == OS_WINDOWS)
-        return is_file(h, p) && ends_with_nocase(p, ".exe");
-    return h->kind(h->ctx, p) == PATH_EXECUTABLE;
-}
-
-/* The last separator of p (both '/' and '\' on Windows), NULL when none. */
-static char *last_separator(const SearchHost *h, const char *p)
-{
-    char *s = strrchr(p, '/');
-    if (h->os == OS_WINDOWS) {
-        char *b = strrchr(p, '\\');
-        if (!s || (b && b > s))
-            s = b;
-    }
-    return s;
-}
-
-const char *base_name(const SearchHost *h, const char *p)
-{
-    const char *s = last_separator(h, p);
-    return s ? s + 1 : p;
-}
-
-/* Drops the last component of p in place; 0 when there is none to drop (the root or a bare name). */
-static int up(const SearchHost *h, char *p)
-{
-    char *s = last_separator(h, p);
-    if (!s || s == p)
-        return 0;
-    *s = '\0';
-    return 1;
-}
-
-int name_minor(const char *name)
-{
-    int minor = -1;
-    for (const char *p = name; *p; ++p) {
-        const char *digits = NULL;
-        if (p[0] == '3' && p[1] == '.' && p[2] >= '0' && p[2] <= '9')
-            digits = p + 2;
-        else if ((p[0] == 'n' || p[0] == 'N') && p[1] == '3' && p[2] >= '0' && p[2] <= '9' && p - name >= 5 &&
-                 (strncmp(p - 5, "pytho", 5) == 0 || strncmp(p - 5, "Pytho", 5) == 0))
-            digits = p + 2;
-        if (digits) {
-            char *end;
-            long value = strtol(digits, &end, 10);
-            if (*end != 't') /* 3.13t: free-threaded, without the GIL the runtime takes */
-                minor = (int)value;
-        }
-    }
-    return minor;
-}
 
 /* ---- one Python, described by its library ---------------------------------------------------------- */
 
@@ -98,7 +18,7 @@ static void home_of_library(const SearchHost *h, const char *lib, char *home, si
 {
     char dir[4096], probe[4200];
     snprintf(dir, sizeof dir, "%s", lib);
-    if (!up(h, dir))
+    if (!path_up(h, dir))
         return;
     if (h->os == OS_WINDOWS) {
         snprintf(probe, sizeof probe, "%s\\Lib\\os.py", dir);
@@ -119,7 +39,7 @@ static void home_of_library(const SearchHost *h, const char *lib, char *home, si
                 return;
             }
         }
-        if (!up(h, dir))
+        if (!path_up(h, dir))
             return;
     }
 }
@@ -202,7 +122,7 @@ void setup_from_library(const SearchHost *h, const char *lib, PythonSetup *setup
     snprintf(setup->lib, sizeof setup->lib, "%s", lib);
     setup->minor = name_minor(base_name(h, lib));
     snprintf(dir, sizeof dir, "%s", lib);
-    if (setup->minor < 0 && up(h, dir))
+    if (setup->minor < 0 && path_up(h, dir))
         setup->minor = name_minor(base_name(h, dir)); /* a framework's .../Versions/3.X/Python */
     home_of_library(h, lib, setup->home, sizeof setup->home);
     if (!setup->home[0])
@@ -241,7 +161,7 @@ static int is_word(const char *s, const char *lower)
 static int read_venv(const SearchHost *h, const char *folder, char *home, size_t size, int *minor, int *system_site)
 {
     char cfg[4200], text[8192];
-    snprintf(cfg, sizeof cfg, "%s%cpyvenv.cfg", folder, separator(h));
+    snprintf(cfg, sizeof cfg, "%s%cpyvenv.cfg", folder, path_separator(h));
     if (!h->read(h->ctx, cfg, text, sizeof text))
         return 0;
     home[0] = '\0';
@@ -273,23 +193,23 @@ int setup_from_program(const SearchHost *h, const char *program, PythonSetup *se
     setup->minor = -1;
     snprintf(setup->exe, sizeof setup->exe, "%s", program);
     snprintf(dir, sizeof dir, "%s", program);
-    up(h, dir); /* the program's folder */
+    path_up(h, dir); /* the program's folder */
     snprintf(above, sizeof above, "%s", dir);
     /* CPython's order: pyvenv.cfg one level above the program's folder, then beside the program */
     const char *venv = NULL;
-    if (up(h, above) && read_venv(h, above, base, sizeof base, &setup->minor, &setup->system_site))
+    if (path_up(h, above) && read_venv(h, above, base, sizeof base, &setup->minor, &setup->system_site))
         venv = above;
     else if (read_venv(h, dir, base, sizeof base, &setup->minor, &setup->system_site))
         venv = dir;
     if (venv) {
         snprintf(setup->venv, sizeof setup->venv, "%s", venv);
         if (!base[0]) {
-            snprintf(why, size, "%.3000s%cpyvenv.cfg names no home", venv, separator(h));
+            snprintf(why, size, "%.3000s%cpyvenv.cfg names no home", venv, path_separator(h));
             return 0;
         }
         snprintf(prefix, sizeof prefix, "%s", base);
         if (h->os != OS_WINDOWS) /* home names the base's bin folder (Windows: the folder of its python.exe) */
-            up(h, prefix);
+            path_up(h, prefix);
         if (setup->minor < 0)
             setup->minor = name_minor(base_name(h, program));
     } else {
@@ -300,8 +220,8 @@ int setup_from_program(const SearchHost *h, const char *program, PythonSetup *se
         if (setup->minor < 0)
             setup->minor = name_minor(base_name(h, program));
         snprintf(prefix, sizeof prefix, "%s", real);
-        up(h, prefix);                              /* Windows: <prefix>\python.exe */
-        if (h->os != OS_WINDOWS && !up(h, prefix)) /* elsewhere <prefix>/bin/python3; /bin: the root */
+        path_up(h, prefix);                         /* Windows: <prefix>\python.exe */
+        if (h->os != OS_WINDOWS && !path_up(h, prefix)) /* elsewhere <prefix>/bin/python3; /bin: the root */
             prefix[0] = '\0';
     }
     if (!library_in_prefix(h, prefix, setup->minor, setup->lib, sizeof setup->lib)) {
@@ -317,7 +237,7 @@ int setup_from_program(const SearchHost *h, const char *program, PythonSetup *se
 int setup_from_prefix(const SearchHost *h, const char *prefix, int minor, PythonSetup *setup, char *why, size_t size)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s%cpyvenv.cfg", prefix, separator(h));
+    snprintf(path, sizeof path, "%s%cpyvenv.cfg", prefix, path_separator(h));
     if (is_file(h, path)) { /* a virtual environment: as its program */
         snprintf(path, sizeof path, h->os == OS_WINDOWS ? "%s\\Scripts\\python.exe" : "%s/bin/python3", prefix);
         return setup_from_program(h, path, setup, why, size);
@@ -327,61 +247,6 @@ int setup_from_prefix(const SearchHost *h, const char *prefix, int minor, Python
         return 0;
     }
     setup_from_library(h, path, setup);
-    return 1;
-}
-
-/* ---- does it suit the FMU -------------------------------------------------------------------------- */
-
-/* The site-packages folders a Python's site module uses (no user site: the runtime sets PYTHONNOUSERSITE):
- * the virtual environment's, and its base's only with include-system-site-packages; on Debian and Ubuntu also
- * dist-packages (their packages in lib/python3, pip's in local/lib/python3.X). */
-static int site_folders(const SearchHost *h, const PythonSetup *s, char folders[][4200], int max)
-{
-    const char *where[2] = {s->venv[0] ? s->venv : s->home, s->venv[0] && s->system_site ? s->home : ""};
-    const char *posix[] = {"%s/lib/python3.%d/site-packages", "%s/lib64/python3.%d/site-packages",
-                           "%s/local/lib/python3.%d/dist-packages", "%s/lib/python3/dist-packages"};
-    int n = 0;
-    for (int w = 0; w < 2; ++w) {
-        if (!where[w][0])
-            continue;
-        if (h->os == OS_WINDOWS && n < max) {
-            snprintf(folders[n++], 4200, "%s\\Lib\\site-packages", where[w]);
-            continue;
-        }
-        int only_venv = where[w] == s->venv; /* a venv has lib/python3.X/site-packages alone */
-        for (int i = 0; i < (only_venv ? 2 : 4) && n < max; ++i)
-            if (s->minor >= 0 || i == 3)
-                snprintf(folders[n++], 4200, posix[i], where[w], s->minor);
-    }
-    return n;
-}
-
-int usable(const SearchHost *h, const Needs *needs, const PythonSetup *setup, int check_packages, char *why,
-           size_t size)
-{
-    char folders[8][4200], name[96], bound[96], probe[4400];
-    if (setup->minor >= 0 && setup->minor < needs->min_minor) {
-        snprintf(why, size, "Python 3.%d is older than the 3.%d this FMU needs", setup->minor, needs->min_minor);
-        return 0;
-    }
-    int n = check_packages ? site_folders(h, setup, folders, 8) : 0;
-    for (int p = 0; check_packages && p < needs->n_packages; ++p) {
-        requirement_parts(needs->packages[p], name, sizeof name, bound, sizeof bound);
-        int found = 0;
-        for (int i = 0; i < n && !found; ++i) {
-            snprintf(probe, sizeof probe, "%s%c%s", folders[i], separator(h), name);
-            found = is_dir(h, probe);
-        }
-        if (!found) {
-            snprintf(why, size, "%s is not in its site-packages (", name);
-            for (int i = 0; i < n; ++i) {
-                search_append(why, size, i ? ", " : "");
-                search_append(why, size, folders[i]);
-            }
-            search_append(why, size, n ? ")" : "unknown: no PYTHONHOME found)");
-            return 0;
-        }
-    }
     return 1;
 }
 

@@ -1,7 +1,7 @@
 /* The runtime's instance: one hosted pythonfmu slave, its FMI 2.0 co-simulation state and the table of
- * its variables (built at instantiate). Shared by fmi2_runtime.c (finding Python, lifecycle), fmi2_log.c
- * (messages), fmi2_step.c (stepping, statuses), fmi2_values.c (variable access) and fmi2_states.c (saved
- * states). */
+ * its variables (built at instantiate). Shared by its floors, bottom-up: fmi2_log.c (messages, the instance
+ * check, the call into the slave), fmi2_values.c (the variable table, variable access), fmi2_step.c (stepping,
+ * statuses), fmi2_states.c (saved states) and fmi2_runtime.c (finding Python, lifecycle). */
 #ifndef CRANE_RUNTIME_H
 #define CRANE_RUNTIME_H
 
@@ -43,9 +43,14 @@ typedef struct {
     size_t n_vars;
     double time, last_successful_time;
     fmi2Status last_step_status;
+    /* fmi2CancelStep from another thread while fmi2DoStep runs: `cancel` is the int the slave's steppers read
+     * between internal steps (its address is the slave's _fmi_cancel_flag_address), `stepping` says a step runs. */
+    volatile int cancel, stepping;
     char **strings; /* results of the last fmi2GetString, valid until the next call */
     size_t n_strings;
 } Instance;
+
+/* ---- fmi2_log.c ---- */
 
 /* Logs through the host's logger: message formatted with printf rules, passed to the host as "%s". */
 void log_message(const Instance *inst, fmi2Status status, const char *category, const char *fmt, ...);
@@ -63,6 +68,8 @@ void leave(Instance *inst, PyGILState_STATE g);
 /* Calls slave.<method>(*args) (args a new reference or NULL, consumed). Returns a new reference, or NULL
  * with the exception logged as "<call>: Type: message". */
 PyObject *call_slave(Instance *inst, const char *call, const char *method, PyObject *args);
+
+/* ---- fmi2_values.c ---- */
 
 /* Builds the variable table from slave.vars (pythonfmu's registration order = value references). */
 int build_var_table(Instance *inst);

@@ -1,0 +1,40 @@
+/* The explicit steppers (steppers.c): an embedded Runge-Kutta pair with step-size control over any right-hand
+ * side, and what every stepper of the kernel shares -- the controller's state, the return codes, the right-hand
+ * side's signature. The stepping floor: it knows no model (stepping.c and payload.c bind theirs to it). See
+ * multibody.h. */
+#ifndef CRANE_STEPPERS_H
+#define CRANE_STEPPERS_H
+
+/* An embedded explicit Runge-Kutta pair with FSAL (crane_models/simulation/integrators.py is the specification: the
+ * tableau comes from there): stage s at t + c_s h from y + h sum_{j<s} a_sj K_j, the last stage's input is
+ * the new solution, and h sum_s e_s K_s estimates the error of order `order`. */
+typedef struct {
+    int stages, order;
+    const double *a;  /* (stages, stages), row-major, strictly lower */
+    const double *c;  /* (stages) */
+    const double *e;  /* (stages) */
+} mbs_tableau;
+
+/* mbs_integrate's step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate.
+ * max_steps bounds accepted + rejected steps of one call (integrators._spend_step): a step that cannot
+ * advance t, or a huge interval, ends the call instead of running for hours. */
+typedef struct {
+    double rtol, atol, max_step, min_step, h, t;
+    long evaluations, accepted, rejected, max_steps;
+    const volatile int *cancel; /* NULL, or a flag another thread may set: checked before every trial step */
+} mbs_stepper;
+
+/* Return codes of the stepping calls (mbs_integrate, mbs_payload_integrate, mbs_rosenbrock_integrate). */
+enum { MBS_DONE = 0, MBS_STEP_TOO_SMALL = 1, MBS_OUT_OF_STEPS = 2, MBS_EVENT = 3, MBS_CANCELLED = 4,
+       MBS_NO_JACOBIAN = 5 };
+
+/* A right-hand side for mbs_integrate_rhs: ydot at (t, y), evaluated into the record rec (and its tail) with
+ * scratch work; returns nonzero when it cannot be evaluated (the step is then rejected). */
+typedef int (*mbs_rhs)(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work);
+/* The state-event indicators' signs as bits, from a record the right-hand side filled. */
+typedef int (*mbs_event_signs)(const void *ctx, const double *rec);
+int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs events, int signs,
+                      const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                      double *recs, int rec_stride, int *final, double *model_work, double *work);
+
+#endif
