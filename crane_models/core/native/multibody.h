@@ -215,7 +215,29 @@ typedef struct {
 
 /* Return codes of the stepping calls (mbs_integrate, mbs_payload_integrate, mbs_rosenbrock_integrate). */
 enum { MBS_DONE = 0, MBS_STEP_TOO_SMALL = 1, MBS_OUT_OF_STEPS = 2, MBS_EVENT = 3, MBS_CANCELLED = 4,
-       MBS_NO_JACOBIAN = 5 };
+       MBS_NO_JACOBIAN = 5, MBS_BAD_BUFFERS = 6 };
+
+/* The lengths (in doubles) of the caller's buffers a stepping entry point writes, as the caller allocated them:
+ * the call compares them with the lengths it computes from the model (state size, records, stages) and returns
+ * MBS_BAD_BUFFERS, writing nothing, on a mismatch -- y and k1 may come from a saved state, which is data. */
+typedef struct {
+    long y, k1, recs, work;
+} mbs_lengths;
+/* MBS_DONE when y and k1 hold exactly size doubles, recs three records of rec_stride >= rec_size + tail doubles
+ * and work at least `work` doubles; else MBS_BAD_BUFFERS (steppers.c). */
+int mbs_check_lengths(const mbs_lengths *len, int size, int rec_size, int tail, int rec_stride, long work);
+/* The doubles after rec_size in a record of a task's evaluation: z, then mbs_task_derivative's result (0 without a
+ * task; steppers.c). */
+int mbs_task_tail(const mbs_task *task);
+
+/* Times closer than MBS_TIME_ULPS ulp of t are the same instant (simulation/step_control.py _rounding, TIME_ULPS,
+ * says why): the end of a stepping interval within it counts as reached (steppers.c). */
+#define MBS_TIME_ULPS 16.0
+double mbs_time_rounding(double t);
+/* Whether a step h from t reaches t_end: within mbs_time_rounding(t_end) or MBS_STEP_SLACK of the step (step_control.py
+ * _reaches, STEP_SLACK). */
+#define MBS_STEP_SLACK 1e-9
+int mbs_reaches(double t, double h, double t_end);
 
 /* A right-hand side for mbs_integrate_rhs: ydot at (t, y), evaluated into the record rec (and its tail) with
  * scratch work; returns nonzero when it cannot be evaluated (the step is then rejected). */
@@ -228,7 +250,8 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
 /* Entry point: mbs_integrate_rhs over mbs_derivative, or mbs_task_derivative when task is not NULL (steppers.c). */
 int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                   const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
-                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work);
+                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work,
+                  const mbs_lengths *len);
 
 /* A tree's right-hand side for the steppers: mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative
  * (y = [q; u; z]); rec_size: doubles of the record before its tail (steppers.c). */
@@ -285,7 +308,7 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
 int mbs_rosenbrock_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                              const mbs_task *task, const mbs_wtableau *tab, mbs_stepper *st, mbs_implicit *imp,
                              double t, double t_end, double *y, double *k1, double *recs, int rec_size,
-                             int rec_stride, int *final, double *model_work, double *work);
+                             int rec_stride, int *final, double *model_work, double *work, const mbs_lengths *len);
 int mbs_task_jacobian(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                       int rec_size, double t, const double *y, const double *f0, double *J, int central, double *rec,
                       double *model_work, double *work);
@@ -308,7 +331,7 @@ int mbs_payload_derivative(const mbs_model *m, const mbs_effort_law *law, const 
 int mbs_payload_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                           const mbs_payload *pl, const mbs_tableau *tab, mbs_stepper *st, double t, double t_end,
                           double *y, double *k1, int signs, double *recs, int rec_size, int rec_stride, int *final,
-                          double *model_work, double *work);
+                          double *model_work, double *work, const mbs_lengths *len);
 
 /* Constraint forces, joint reactions and the loads of a crane on a moving base (reactions.c, where each is
  * described). The records are mirrored by core/native/wrenches.py. */

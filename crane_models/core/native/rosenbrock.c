@@ -134,7 +134,7 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
     double *jac_work = trial + (long)(tab->stages + 4) * size;
     int cur = -1, spare = 1, rejections = 0, code = MBS_DONE;
     double h = st->h > 0.0 ? st->h : fmin(fmin(st->max_step, t_end - t), 1e-3);
-    const double tol_end = 1e-12 * fmax(1.0, fabs(t_end)), grow = -1.0 / tab->order;
+    const double tol_end = mbs_time_rounding(t_end), grow = -1.0 / tab->order;
     while (t_end - t > tol_end) {
         if (st->accepted + st->rejected >= st->max_steps) { code = MBS_OUT_OF_STEPS; break; }
         if (st->cancel && *st->cancel) { code = MBS_CANCELLED; break; }
@@ -151,7 +151,7 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
             h_try = remaining / steps;
             last = steps == 1.0;
         } else { /* plain steps after a rejection (see RosenbrockW.advance: a switch just past t_end) */
-            last = h >= remaining - tol_end;
+            last = mbs_reaches(t, h, t_end);
             h_try = last ? remaining : h;
         }
         const double t_new = last ? t_end : t + h_try;
@@ -195,12 +195,17 @@ static int tree_jac(const void *ctx, double t, const double *y, const double *f0
 }
 
 /* mbs_rosenbrock_rhs over mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative (y = [q; u; z]), the
- * Jacobian by mbs_tree_jacobian; arguments as mbs_integrate's, imp the carried Jacobian and LU. */
+ * Jacobian by mbs_tree_jacobian; arguments (and MBS_BAD_BUFFERS) as mbs_integrate's, imp the carried Jacobian and LU. */
 int mbs_rosenbrock_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                              const mbs_task *task, const mbs_wtableau *tab, mbs_stepper *st, mbs_implicit *imp,
                              double t, double t_end, double *y, double *k1, double *recs, int rec_size,
-                             int rec_stride, int *final, double *model_work, double *work) {
+                             int rec_stride, int *final, double *model_work, double *work, const mbs_lengths *len) {
     const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    return mbs_rosenbrock_rhs(mbs_tree_eval, tree_jac, &ctx, m->n, 2 * m->n + (task ? task->n_joints : 0), tab, st,
-                              imp, t, t_end, y, k1, recs, rec_stride, final, model_work, work);
+    const int size = 2 * m->n + (task ? task->n_joints : 0);
+    *final = -1;
+    if (mbs_check_lengths(len, size, rec_size, mbs_task_tail(task), rec_stride,
+                          (long)(tab->stages + 9) * size))
+        return MBS_BAD_BUFFERS;
+    return mbs_rosenbrock_rhs(mbs_tree_eval, tree_jac, &ctx, m->n, size, tab, st, imp, t, t_end, y, k1, recs,
+                              rec_stride, final, model_work, work);
 }

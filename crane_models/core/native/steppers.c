@@ -31,12 +31,39 @@ int mbs_tree_eval(const void *ctx, double t, const double *y, double *ydot, doub
  * x size + size doubles. Returns 0, 1 when the step size fell below min_step, or 2 when max_steps trial steps
  * did not reach t_end (st->t: where, y and k1 at st->t), or 4 (MBS_CANCELLED) when st->cancel was set before a
  * trial step (y and k1 at st->t, the last accepted point). */
+double mbs_time_rounding(double t) {
+    const double a = fabs(t);
+    return MBS_TIME_ULPS * (nextafter(a, INFINITY) - a);
+}
+
+int mbs_reaches(double t, double h, double t_end) {
+    return t + h >= t_end - fmax(mbs_time_rounding(t_end), MBS_STEP_SLACK * h);
+}
+
+int mbs_check_lengths(const mbs_lengths *len, int size, int rec_size, int tail, int rec_stride, long work) {
+    if (!len || len->y != size || len->k1 != size || rec_stride < rec_size + tail || len->recs < 3L * rec_stride
+        || len->work < work)
+        return MBS_BAD_BUFFERS;
+    return MBS_DONE;
+}
+
+/* z (n_joints), then mbs_task_derivative's result: 3 n_joints + 10 doubles (core/native/stepping.py
+ * NativeTask.result_size). */
+int mbs_task_tail(const mbs_task *task) {
+    return task ? 4 * task->n_joints + 10 : 0;
+}
+
 int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                   const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
-                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
+                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work,
+                  const mbs_lengths *len) {
     const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    return mbs_integrate_rhs(mbs_tree_eval, &ctx, 2 * m->n + (task ? task->n_joints : 0), NULL, 0, tab, st, t, t_end,
-                             y, k1, recs, rec_stride, final, model_work, work);
+    const int size = 2 * m->n + (task ? task->n_joints : 0);
+    *final = -1;
+    if (mbs_check_lengths(len, size, rec_size, mbs_task_tail(task), rec_stride, (long)(tab->stages + 1) * size))
+        return MBS_BAD_BUFFERS;
+    return mbs_integrate_rhs(mbs_tree_eval, &ctx, size, NULL, 0, tab, st, t, t_end, y, k1, recs, rec_stride, final,
+                             model_work, work);
 }
 
 /* The loop of mbs_integrate over any right-hand side f of size doubles; with `events` (NULL: none) an
@@ -49,13 +76,13 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
     double *K = work, *ys = K + S * size;
     int cur = -1, spare = 1; /* recs[0]: intermediate stages; recs[1], recs[2]: the last stage, alternating */
     double h = st->h > 0.0 ? st->h : fmin(st->max_step, t_end - t);
-    const double tol_end = 1e-12 * fmax(1.0, fabs(t_end)), grow = -1.0 / tab->order;
+    const double tol_end = mbs_time_rounding(t_end), grow = -1.0 / tab->order;
     *final = -1;
     while (t_end - t > tol_end) {
         if (st->accepted + st->rejected >= st->max_steps) { st->t = t; st->h = h; *final = cur; return 2; }
         if (st->cancel && *st->cancel) { st->t = t; st->h = h; *final = cur; return MBS_CANCELLED; }
         h = fmin(h, st->max_step);
-        const int last = t + h >= t_end - tol_end;
+        const int last = mbs_reaches(t, h, t_end);
         const double h_try = last ? t_end - t : h;
         memcpy(K, k1, sizeof(double) * size);
         double err = 0.0;
