@@ -134,15 +134,21 @@ class CoSimulation:
         return ctypes.addressof(self._cancel)
 
     def step(self, dt: float) -> None:
-        """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged."""
+        """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged and the cached
+        derivative dropped: it may come from the inputs that made the step fail (1e308 N m), and an incremental
+        update from it (:meth:`set_inputs`) would carry their rounding back (1e308 - 1e308 (1 - 1e-16))."""
         self._cancel.value = 0
         self.stepper.step_budget = self.max_internal_steps
         try:
             self._step(dt)
         except StepBudgetExceeded as exc:
+            self._k = self._aux = None
             raise StepBudgetExceeded(
                 f"more than max_internal_steps = {self.max_internal_steps} internal steps would be needed for "
                 f"this communication step ({exc}); raise max_internal_steps or shorten the step") from None
+        except Exception:
+            self._k = self._aux = None
+            raise
         finally:
             self.stepper.step_budget = None
 

@@ -53,14 +53,16 @@ def _fields(obj) -> Optional[dict]:
 
 def layout_problem(where: str, value: Any, template: Any) -> Optional[str]:
     """None when ``value`` has the layout of ``template`` (what the model computes at the same point): the same
-    types, dict keys and sequence lengths, arrays of the same dtype and shape with finite values, finite floats,
-    and the same integers, strings and flags (those are structure -- offsets, sizes -- not results)."""
+    types, dict keys and sequence lengths, arrays of the same dtype and shape, and the same integers, strings and
+    flags (those are structure -- offsets, sizes -- not results). Values are not judged: a kernel record marks
+    what it did not compute with NaN (an inverse mass matrix not formed), and outputs computed from a record are
+    checked where they are made (non-finite ones are refused there)."""
     if type(value) is not type(template):
         return f"{where} must be {type(template).__name__}, not {type(value).__name__}"
     if isinstance(template, np.ndarray):
-        return array_problem(where, value, template.shape, template.dtype)
+        return array_problem(where, value, template.shape, template.dtype, finite=False)
     if isinstance(template, float):
-        return None if math.isfinite(value) else f"{where} = {value!r} must be finite"
+        return None
     if isinstance(template, (tuple, list)):
         if len(value) != len(template):
             return f"{where} must hold {len(template)} items, not {len(value)}"
