@@ -57,15 +57,35 @@ def test_a_cached_derivative_of_the_wrong_shape_is_refused(fmu_dirs, name, versi
 @needs_kernel
 def test_the_crafted_state_under_valgrind_writes_nowhere_it_should_not(fmu_dirs):
     """Under valgrind (memcheck) the crafted state of the issue is refused and no invalid read or write happens
-    (it was "Invalid write of size 8" in steppers.c and SIGSEGV)."""
+    in the project's code -- the kernel or the FMU's runtime (it was "Invalid write of size 8" in steppers.c and
+    SIGSEGV). The dynamic loader's vectorized strncmp reads past its strings by design: not judged here."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         pytest.skip("valgrind is not installed (Debian/Ubuntu package valgrind)")
     r = host("crafted_k", fmu_dirs[2] / "VesselCrane.fmu", 2, "1", timeout=900,
-             prefix=(valgrind, "--error-limit=no", "--trace-children=no"))
+             prefix=(valgrind, "--error-limit=no", "--num-callers=30"))
+    assert "ERROR SUMMARY" in r["stderr"], "valgrind ran"
+    ours = [block for block in _valgrind_errors(r["stderr"]) if any(
+        mark in block for mark in ("multibody", "VesselCrane.so", "fmi2_", "steppers.c", "payload.c"))]
+    assert ours == [], "\n\n".join(ours[:3])
     assert r["load"] == ERROR and r["step"] == OK
-    invalid = [ln for ln in r["stderr"].splitlines() if "Invalid write" in ln or "Invalid read" in ln]
-    assert invalid == [], "\n".join(invalid[:5])
+
+
+def _valgrind_errors(stderr: str) -> list:
+    """The 'Invalid read/write' reports of memcheck, each with its stack."""
+    blocks, current = [], None
+    for line in stderr.splitlines():
+        text = line.split("== ", 1)[-1] if line.startswith("==") else None
+        if text is None:
+            continue
+        if text.startswith(("Invalid read", "Invalid write")):
+            current = [text]
+            blocks.append(current)
+        elif current is not None and text.strip():
+            current.append(text)
+        else:
+            current = None
+    return ["\n".join(b) for b in blocks]
 
 
 @needs_kernel
