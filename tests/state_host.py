@@ -2,7 +2,8 @@
 tests/test_state_fuzz.py (a crash there must not take pytest with it): FMI 2.0 and 3.0 through fmpy with one API,
 and saved states decoded, changed in content and re-encoded with a correct checksum, as anyone can.
 
-Usage: python state_host.py CASE FMU_PATH FMI_VERSION JSON_LIST_OF_ARGUMENTS; prints one JSON line ``RESULT {...}``; exit 0."""
+Usage: python state_host.py CASE FMU_PATH FMI_VERSION JSON_LIST_OF_ARGUMENTS; prints one JSON line
+``RESULT {...}``; exit 0."""
 from __future__ import annotations
 
 import json

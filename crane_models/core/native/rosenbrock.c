@@ -195,7 +195,8 @@ static int tree_jac(const void *ctx, double t, const double *y, const double *f0
 }
 
 /* mbs_rosenbrock_rhs over mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative (y = [q; u; z]), the
- * Jacobian by mbs_tree_jacobian; arguments (and MBS_BAD_BUFFERS) as mbs_integrate's, imp the carried Jacobian and LU. */
+ * Jacobian by mbs_tree_jacobian; arguments (and MBS_BAD_BUFFERS) as mbs_integrate's, imp the carried Jacobian
+ * and LU. */
 int mbs_rosenbrock_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                              const mbs_task *task, const mbs_wtableau *tab, mbs_stepper *st, mbs_implicit *imp,
                              double t, double t_end, double *y, double *k1, double *recs, int rec_size,

@@ -9,8 +9,8 @@ import numpy as np
 
 from .system import NativeEffortLaw, NativeKinematics, NativeSystem, _address, library
 
-__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS", "buffer_lengths",
-           "BAD_BUFFERS"]
+__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS",
+           "buffer_lengths", "BAD_BUFFERS"]
 
 
 class _Task(ctypes.Structure):
