@@ -28,6 +28,7 @@ BUNDLED_FILES = (
     "models/*/*.py",
     "simulation/__init__.py", "simulation/cosimulation.py", "simulation/integrators.py",
     "simulation/rosenbrock.py", "simulation/step_control.py", "simulation/stiffness.py",
+    "simulation/state_checks.py",
     "fmi/__init__.py", "fmi/adapter.py", "fmi/derivatives.py", "fmi/saved_states.py", "fmi/spec.py",
     "fmi/state_format.py",
 )

@@ -9,7 +9,8 @@ import numpy as np
 
 from .system import NativeEffortLaw, NativeKinematics, NativeSystem, _address, library
 
-__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS"]
+__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS",
+           "buffer_lengths", "BAD_BUFFERS"]
 
 
 class _Task(ctypes.Structure):
@@ -67,6 +68,20 @@ class _Stepper(ctypes.Structure):
     _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
         (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected", "max_steps")] + [
         ("cancel", ctypes.c_void_p)]
+
+
+class _Lengths(ctypes.Structure):
+    """``mbs_lengths``: the lengths (doubles) of the buffers a stepping call writes, which it compares with the ones
+    it computes from the model (``MBS_BAD_BUFFERS`` on a mismatch: the C side does not trust Python's sizes)."""
+    _fields_ = [(name, ctypes.c_long) for name in ("y", "k1", "recs", "work")]
+
+
+BAD_BUFFERS = 6  # MBS_BAD_BUFFERS of multibody.h
+
+
+def buffer_lengths(y: np.ndarray, k: np.ndarray, recs: np.ndarray, work: np.ndarray) -> _Lengths:
+    """The ``mbs_lengths`` record of a stepping call's buffers."""
+    return _Lengths(y.size, k.size, recs.size, work.size)
 
 
 class NativeTableau:
@@ -160,6 +175,9 @@ class NativeIntegration:
             raise StepCancelled(f"the step was cancelled at t = {st.t:.9g} s")
         if code == 5:
             raise StepFailure(f"the Jacobian could not be evaluated at t = {st.t:.9g} s")
+        if code == BAD_BUFFERS:
+            raise ValueError(f"the kernel refused the buffers: y has {y.size} and k {k.size} values, the model "
+                             f"{self.size}")
         if code:
             raise StepFailure(f"step size fell below {stepper.min_step:g} s at t = {st.t:.9g} s")
         stepper.h = st.h
@@ -202,7 +220,7 @@ class NativeIntegration:
                         self._task.pointer if self._task is not None else None, tableau.pointer,
                         ctypes.addressof(self._stepper), t, t_end, _address(y), _address(k), _address(self._recs),
                         self._native.size, self._stride, ctypes.addressof(self._final), self._model_work,
-                        _address(self._work))
+                        _address(self._work), ctypes.byref(buffer_lengths(y, k, self._recs, self._work)))
 
     def kinematics(self, record: np.ndarray) -> "NativeKinematics":
         return NativeKinematics(record, self._native._derivative_layout, self._native.invert)
