@@ -77,7 +77,8 @@ def test_huge_and_hopeless_steps_are_discarded_quickly(fmu_dir):
 def test_the_fmu_takes_the_hosts_clock():
     """The host's communication point is the time: after doStep(t_host, h) the FMU is at t_host + h even
     when its own sum of steps differs from t_host by rounding (it accumulated to 2e-5 s after 1.25 hours of
-    0.1 ms steps, and the FMU then refused an exact host)."""
+    0.1 ms steps, and the FMU then refused an exact host). Rounding is a few ulp of t (the tolerance is 16:
+    step_control.TIME_ULPS); a host 1e-7 s off at 4500 s is not rounding and is refused (issue 21, item 7)."""
     from crane_cosim_fmu_src.knuckle_boom_crane_fmu import KnuckleBoomCrane
 
     slave = KnuckleBoomCrane(instance_name="clock")
@@ -85,7 +86,8 @@ def test_the_fmu_takes_the_hosts_clock():
     adapter.setup_experiment(4500.0)
     adapter.exit_initialization_mode()
     h = 1e-4
-    t_host = 4500.0 + 1.0e-7  # within the tolerance 1e-9 x 4500 s of the FMU's time, not equal to it
+    assert not adapter.do_step(4500.0 + 1.0e-7, h)  # 110000 ulp: another time, not a rounded one
+    t_host = 4500.0 + 4 * math.ulp(4500.0)  # within the tolerance of the FMU's time, not equal to it
     assert adapter.do_step(t_host, h)
     assert adapter.sim.t == t_host + h
 
@@ -105,14 +107,12 @@ def _declared_ranges(fmu_path) -> dict:
 def test_declared_parameter_ranges_are_what_the_fmu_accepts(fmu_dir, name):
     """Each declared min/max is accepted by the FMU's range check and the next value beyond it is refused
     (an open lower bound such as a mass > 0 is declared as the next double above 0, not min="0.0")."""
-    from crane_cosim_fmu_src import knuckle_boom_crane_fmu  # noqa: F401 -- any slave: the check is the adapter's
-    from crane_models.fmi.adapter import SlaveAdapter
+    from crane_models.fmi.spec import check_range  # the one check of initialization and restored states
 
     spec = SPECS[name]()
     meta = {v.name: v for v in spec.parameters}
     declared = _declared_ranges(fmu_dir / f"{name}.fmu")
     assert declared.keys() == meta.keys()
-    check = SlaveAdapter._check_range
     for pname, (tag, lo, hi) in declared.items():
         v = meta[pname]
         if tag == "Boolean":
@@ -122,10 +122,10 @@ def test_declared_parameter_ranges_are_what_the_fmu_accepts(fmu_dir, name):
             if bound is None:
                 continue
             x = float(bound) if tag == "Real" else int(bound)
-            check(None, v, x)  # accepted
+            check_range(v, x)  # accepted
             beyond = math.nextafter(x, outward) if tag == "Real" else x + (1 if outward > 0 else -1)
             with pytest.raises(ValueError, match=pname):
-                check(None, v, beyond)
+                check_range(v, beyond)
 
 
 def _outputs(s: Slave) -> list:

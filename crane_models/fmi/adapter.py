@@ -21,13 +21,13 @@ from typing import Optional
 
 import numpy as np
 
-from ..core.parameters import ParameterError, range_text
 from ..integration.cosimulation import CoSimulation
 from ..integration.integrators import StepFailure
-from .spec import STEP_BUDGET_PARAMETER, FmuSpec, FmuVariable
+from ..integration.step_control import _rounding
 from .builder_api import fmi_api
+from .spec import STEP_BUDGET_PARAMETER, FmuSpec, check_parameters, check_range
 from .derivatives import directional_derivative
-from .saved_states import decode_or_refuse, identity, install_codecs
+from .saved_states import decode_or_refuse, identity, install_codecs, state_problem
 
 __all__ = ["SlaveAdapter", "FmiCallError", "RUNTIME_MARK"]
 
@@ -182,8 +182,7 @@ class SlaveAdapter:
 
     def exit_initialization_mode(self) -> None:
         try:
-            for v in self.spec.parameters:
-                self._check_range(v, self.values[v.name])
+            check_parameters(self.spec.parameters, self.values)
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
             self.sim = self._simulation(params, self.start_time)
             self._params_in_force = params
@@ -222,9 +221,15 @@ class SlaveAdapter:
         if not (_finite(step_size) and step_size > 0.0):
             return self.fail(f"communication step size = {step_size!r} s is not allowed; it must be finite "
                              "and > 0") or False
-        if not _finite(current_time) or abs(current_time - self.sim.t) > 1e-9 * max(1.0, abs(self.sim.t)):
+        if not _finite(current_time) or abs(current_time - self.sim.t) > _rounding(self.sim.t):
             return self.fail(f"currentCommunicationPoint = {current_time!r} s does not match the FMU time "
-                             f"{self.sim.t!r} s (restore a saved state to go back in time)") or False
+                             f"{self.sim.t!r} s within {_rounding(self.sim.t):.2g} s (restore a saved state to go "
+                             "back in time)") or False
+        t_end = float(current_time) + float(step_size)
+        if not (math.isfinite(t_end) and t_end - current_time > _rounding(t_end)):
+            return self.fail(f"communication step size = {step_size!r} s cannot advance the time from "
+                             f"{current_time!r} s: the end would be {t_end!r} s, and times closer than "
+                             f"{_rounding(t_end):.2g} s are the same there") or False
         inputs = self._input_vector(self.fail)
         if inputs is None:
             return False
@@ -249,17 +254,6 @@ class SlaveAdapter:
             return False
 
     # -- helpers ----------------------------------------------------------------------------------
-    def _check_range(self, v: FmuVariable, value) -> None:
-        if v.kind == "boolean":
-            return
-        ok = _finite(value) and (v.kind == "real" or float(value) == int(value))
-        if ok:
-            x = float(value)
-            ok = x <= v.high and (x > v.low if v.low_open else x >= v.low)
-        if not ok:
-            meta = {"low": v.low, "high": v.high, "low_open": v.low_open}
-            raise ParameterError(f"{v.name} = {value!r} {v.unit} is outside the allowed range {range_text(meta)} {v.unit}")
-
     def _input_vector(self, report=None) -> Optional[np.ndarray]:
         """The inputs as a vector, or None after ``report`` (default: log) named a non-finite one."""
         values = self.values
@@ -304,7 +298,6 @@ class SlaveAdapter:
     # A state is plain data (see :mod:`state_format`): the variable values, the error, the start time,
     # the parameters in force and the co-simulation's state, tagged with this FMU's identity so that a
     # state of another FMU or build is refused before anything changes.
-    _STATE_KEYS = {"fmu", "values", "error", "start_time", "sim", "params"}
 
     def identity(self) -> dict:
         """What a saved state must match (see :func:`_identity`)."""
@@ -319,8 +312,9 @@ class SlaveAdapter:
                 "start_time": self.start_time, "sim": core, "params": self._params_in_force}
 
     def set_state(self, state: dict) -> None:
-        """Restore ``state`` entirely, or -- when it is not a state of this FMU or cannot be applied --
-        nothing: the instance keeps its own state and the call fails with the reason."""
+        """Restore ``state`` entirely, or -- when it is not a state of this FMU or does not fit the model (every
+        part is checked as data first: see :func:`saved_states.state_problem` and ``CoSimulation.state_problem``)
+        -- nothing: the instance keeps its own state and the call fails with the reason."""
         problem = self._state_problem(state)
         if problem:
             return self.fail(f"fmi2SetFMUstate: {problem}; the FMU keeps its current state")
@@ -330,16 +324,19 @@ class SlaveAdapter:
             if core is not None:
                 if sim is None or state["params"] != params:
                     params = state["params"]
-                    sim = self._simulation(params, core[0])
-                backup = sim.get_state()
-                try:
-                    sim.set_state(core)
-                except Exception:
-                    sim.set_state(backup)
-                    raise
+                    sim = self._simulation(params, 0.0)  # the state's parameters passed check_parameters
+                problem = sim.state_problem(core)
+                if problem is None:
+                    backup = sim.get_state()
+                    try:
+                        sim.set_state(core)
+                    except Exception:
+                        sim.set_state(backup)
+                        raise
         except Exception as exc:  # noqa: BLE001 -- a state that does not fit this model
-            return self.fail(f"fmi2SetFMUstate: the state cannot be applied ({exc}); the FMU keeps its "
-                             "current state")
+            problem = f"the state cannot be applied ({exc})"
+        if problem:
+            return self.fail(f"fmi2SetFMUstate: {problem}; the FMU keeps its current state")
         self.sim = sim if core is not None else None
         self._params_in_force = params
         self.values = dict(state["values"])
@@ -357,17 +354,4 @@ class SlaveAdapter:
     def _state_problem(self, state) -> Optional[str]:
         if isinstance(state, dict) and set(state) == {"refused"}:
             return f"the deserialized bytes were refused: {state['refused']}"
-        if not isinstance(state, dict) or set(state) != self._STATE_KEYS:
-            return "not a state of a crane-cosim FMU"
-        if state["fmu"] != self.identity():
-            return f"the state belongs to another FMU or build ({state['fmu']!r})"
-        if not isinstance(state["values"], dict) or set(state["values"]) != set(self.values):
-            return "the state's variables are not this FMU's"
-        core = state["sim"]
-        if core is not None:
-            if not (isinstance(core, tuple) and len(core) == 6 and isinstance(core[1], np.ndarray)):
-                return "the state's co-simulation part is malformed"
-            same_model = self.sim is not None and state["params"] == self._params_in_force
-            if same_model and core[1].shape != self.sim.x.shape:
-                return f"the state has {core[1].size} state variables, the model {self.sim.x.size}"
-        return None
+        return state_problem(state, self.identity(), self.spec, set(self.values))

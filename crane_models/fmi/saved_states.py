@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import sys
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
 from ..core.kane import Kinematics
 from ..core.native import NativeKinematics
-from .spec import FmuSpec
+from ..core.parameters import ParameterError
+from ..integration.state_checks import number_problem
+from .spec import FmuSpec, check_parameters
 from .state_format import StateFormatError, decode_state, encode_state, register_class, register_dataclass
 
-__all__ = ["identity", "install_codecs", "decode_or_refuse", "guid_of"]
+__all__ = ["identity", "install_codecs", "decode_or_refuse", "guid_of", "state_problem", "STATE_KEYS"]
 
 
 def _native_kinematics(data: dict) -> NativeKinematics:
@@ -78,3 +82,52 @@ def guid_of(slave_class: type) -> str:
         return ""
     m = re.search(r'\bguid="([^"]*)"', text)
     return m.group(1) if m else ""
+
+
+# A saved state of an instance (fmi/adapter.py get_state): the variable values, the error, the start time, the
+# co-simulation's state (CoSimulation.get_state) and the parameters in force, tagged with the FMU's identity.
+STATE_KEYS = frozenset({"fmu", "values", "error", "start_time", "sim", "params"})
+
+# The Python types a variable's value may have in a state (a bool is an int: excluded from the numbers below).
+_KINDS = {"real": (int, float), "integer": (int,), "boolean": (bool,)}
+
+
+def state_problem(state, identity: dict, spec: FmuSpec, names: set) -> Optional[str]:
+    """None when ``state`` is a state of this FMU whose parts outside the co-simulation are usable (that part
+    is checked by ``CoSimulation.state_problem`` against the model the parameters build); else one line naming
+    the field and what was expected. ``names``: the names of the instance's values."""
+    if not isinstance(state, dict) or set(state) != STATE_KEYS:
+        return "not a state of a crane-cosim FMU"
+    if state["fmu"] != identity:
+        return f"the state belongs to another FMU or build ({state['fmu']!r})"
+    values = state["values"]
+    if not isinstance(values, dict) or set(values) != names:
+        return "the state's variables are not this FMU's"
+    kinds = {v.name: v.kind for v in spec.variables()}
+    host_set = {v.name for v in spec.parameters + spec.inputs}
+    problem = next(filter(None, (_value_problem(name, value, kinds.get(name, "real"), name in host_set)
+                                 for name, value in values.items())), None)
+    if problem:
+        return problem
+    if state["error"] is not None and not isinstance(state["error"], str):
+        return "the state's error must be None or a message"
+    problem = number_problem("the state's start time", state["start_time"])
+    if problem or (state["sim"] is None and state["params"] is None):
+        return problem
+    if not isinstance(state["params"], dict) or set(state["params"]) != {v.name for v in spec.parameters}:
+        return "the state's parameters are not this FMU's"
+    try:  # the same checks as at initialization: max_step = 1e-300 or rtol <= 0 never get into a simulation
+        check_parameters(spec.parameters, state["params"])
+    except ParameterError as exc:
+        return f"the state's parameter {exc}"
+    return None
+
+
+def _value_problem(name: str, value, kind: str, host_set: bool) -> Optional[str]:
+    """The type of a variable's value; outputs and the time finite -- parameters and inputs hold what a host set
+    (``host_set``), checked where they are used (initialization, doStep)."""
+    if not isinstance(value, _KINDS[kind]) or (kind != "boolean" and isinstance(value, bool)):
+        return f"the state's value of {name} must be {kind}, not {type(value).__name__}"
+    if kind == "real" and not host_set and not math.isfinite(value):
+        return f"the state's value of {name} = {value!r} must be finite"
+    return None

@@ -8,11 +8,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from ..core.parameters import ParameterError, range_text
 from ..integration.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
 
 __all__ = ["FmuVariable", "FmuSpec", "parameters_from_dataclasses", "BASE_UNITS", "SOLVER_PARAMETERS",
            "STEP_BUDGET_PARAMETER", "MAX_STEP_LOW",
-           "integrator_parameter", "solver_options", "split_values", "real_variables"]
+           "integrator_parameter", "solver_options", "split_values", "real_variables", "check_parameters",
+           "check_range"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,35 @@ class FmuSpec:
 
     def variables(self) -> list:
         return list(self.parameters) + list(self.inputs) + list(self.outputs)
+
+
+def check_parameters(parameters: list, values: dict) -> None:
+    """Raise :class:`ParameterError` naming the first of ``parameters`` (FmuVariables) whose value in ``values`` is
+    missing, of the wrong kind or outside its range. The one check of parameter values: at initialization
+    (``exitInitializationMode``) and for the parameters a restored state brings (``fmi2SetFMUstate``)."""
+    for v in parameters:
+        if v.name not in values:
+            raise ParameterError(f"parameter {v.name} is missing")
+        check_range(v, values[v.name])
+
+
+def check_range(v: FmuVariable, value) -> None:
+    """Raise :class:`ParameterError` unless ``value`` is a value of ``v``: a bool for a Boolean, else a finite
+    number within ``v``'s range (a whole one for an Integer)."""
+    if v.kind == "boolean":
+        if isinstance(value, (bool, int)) and value in (0, 1):
+            return
+        raise ParameterError(f"{v.name} = {value!r} must be a boolean")
+    try:
+        x = float(value)
+        ok = not isinstance(value, str) and math.isfinite(x) and (v.kind == "real" or x == int(x))
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if ok:
+        ok = x <= v.high and (x > v.low if v.low_open else x >= v.low)
+    if not ok:
+        meta = {"low": v.low, "high": v.high, "low_open": v.low_open}
+        raise ParameterError(f"{v.name} = {value!r} {v.unit} is outside the allowed range {range_text(meta)} {v.unit}")
 
 
 def parameters_from_dataclasses(*instances) -> list:

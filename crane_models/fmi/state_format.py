@@ -3,7 +3,11 @@
 Why not pickle: ``pickle.loads`` on bytes a host hands over (``fmi2DeSerializeFMUstate``) runs whatever the
 bytes say -- a crafted state file would execute code in the host. Here decoding builds nothing but
 ``None``, booleans, numbers, strings, lists, tuples, dicts with string keys, numeric numpy arrays and the
-few classes of :data:`CLASSES` (allow-listed by name, rebuilt from their plain data), so corrupt or hostile
+few classes of :data:`CLASSES` (allow-listed by name, rebuilt from their plain data). The checksum below is
+integrity, not authenticity (anyone can recompute it): what the bytes decode to is checked against the model
+before it is used -- ``saved_states.state_problem`` (identity, variables, parameters through the initialization's
+range checks) and ``CoSimulation.state_problem`` (every array's dtype and shape, finiteness, the cached
+evaluation's layout) -- and the kernel compares the lengths of the buffers it writes. So corrupt or hostile
 bytes can at worst be refused.
 
 Layout: the magic line ``CRANE-COSIM-STATE``, a newline, the format version (decimal) and a newline, the

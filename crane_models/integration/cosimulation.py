@@ -37,6 +37,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .integrators import StepBudgetExceeded, StepCancelled, StepFailure, _rounding, make_stepper
+from .state_checks import array_problem, layout_problem, number_problem
 
 __all__ = ["CoSimulation", "simulate_reference", "StepFailure", "StepCancelled", "EVENT_TIME_TOLERANCE"]
 
@@ -87,7 +88,9 @@ class CoSimulation:
     def set_inputs(self, inputs: np.ndarray) -> None:
         inputs = np.asarray(inputs, dtype=float)
         if not np.array_equal(inputs, self.inputs):
-            if self._aux is not None and hasattr(self.model, "update_inputs"):
+            # Updated incrementally only from a finite derivative: one from an overflowed input (1e308 N m) would
+            # stay poisoned (inf - inf) after the input is put back; it is evaluated afresh instead.
+            if self._aux is not None and hasattr(self.model, "update_inputs") and np.isfinite(self._k).all():
                 self._k, self._aux = self.model.update_inputs(self.x, self._aux, self.inputs, inputs)
             else:
                 self._k = self._aux = None
@@ -131,15 +134,21 @@ class CoSimulation:
         return ctypes.addressof(self._cancel)
 
     def step(self, dt: float) -> None:
-        """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged."""
+        """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged and the cached
+        derivative dropped: it may come from the inputs that made the step fail (1e308 N m), and an incremental
+        update from it (:meth:`set_inputs`) would carry their rounding back (1e308 - 1e308 (1 - 1e-16))."""
         self._cancel.value = 0
         self.stepper.step_budget = self.max_internal_steps
         try:
             self._step(dt)
         except StepBudgetExceeded as exc:
+            self._k = self._aux = None
             raise StepBudgetExceeded(
                 f"more than max_internal_steps = {self.max_internal_steps} internal steps would be needed for "
                 f"this communication step ({exc}); raise max_internal_steps or shorten the step") from None
+        except Exception:
+            self._k = self._aux = None
+            raise
         finally:
             self.stepper.step_budget = None
 
@@ -251,13 +260,42 @@ class CoSimulation:
 
     def get_state(self) -> tuple:
         """Everything a bit-identical replay needs: time, state, inputs, the stepper's carried data
-        (step size, and the Jacobian of the implicit stepper) and the cached derivative at ``t``."""
-        return (self.t, self.x.copy(), self.inputs.copy(), self.stepper.get_state(), self._k, self._aux)
+        (step size, and the Jacobian of the implicit stepper) and the cached derivative at ``t`` -- None when
+        it is not finite (an overflowed input): the next step evaluates it afresh, as it would here."""
+        k, aux = self._k, self._aux
+        if k is not None and not np.isfinite(k).all():
+            k = aux = None
+        return (self.t, self.x.copy(), self.inputs.copy(), self.stepper.get_state(), k, aux)
 
     def set_state(self, state: tuple) -> None:
+        """Restore a :meth:`get_state`; a state from outside passes :meth:`state_problem` first."""
         t, x, inputs, stepper, self._k, self._aux = state
         self.t, self.x, self.inputs = t, x.copy(), inputs.copy()
         self.stepper.set_state(stepper)
+
+    def state_problem(self, state) -> Optional[str]:
+        """None when ``state`` (a :meth:`get_state` of this model with the same parameters) fits what this
+        simulation allocates -- time, state, inputs, the stepper's data, and the cached evaluation compared with
+        the model's own at that point -- else one line naming the first field that does not."""
+        if not (isinstance(state, tuple) and len(state) == 6):
+            return "the co-simulation state must be a tuple of 6 items"
+        t, x, inputs, stepper, k, aux = state
+        problem = (number_problem("the time t", t) or array_problem("the state x", x, self.x.shape)
+                   or array_problem("the inputs", inputs, self.inputs.shape)
+                   or self.stepper.state_problem(stepper, self.x.size)
+                   or (k is not None and array_problem("the cached derivative k", k, self.x.shape)))
+        if problem:
+            return problem
+        if (k is None) != (aux is None):
+            return "the cached derivative k and its evaluation aux must both be present or both None"
+        try:
+            self.model.check_state(x)
+            if aux is None:
+                return None
+            _, reference = self.model.derivative(t, x, inputs)  # what the model allocates at that point
+        except (ValueError, ArithmeticError) as exc:
+            return f"the state x is outside the model's domain ({exc})"
+        return layout_problem("the cached evaluation aux", aux, reference)
 
     def outputs(self) -> dict:
         _, aux = self._current()

@@ -28,8 +28,9 @@ from typing import Callable, Optional
 import numpy as np
 
 from .rosenbrock import RosenbrockW, forward_difference_jacobian  # noqa: F401 (re-exported)
+from .state_checks import number_problem
 from .step_control import (StepBudgetExceeded, StepCancelled, StepFailure, _error_part, _new_stats, _rms,  # noqa: F401
-                           _rounding, _spend_step)
+                           _reaches, _rounding, _spend_step)
 
 __all__ = ["EmbeddedRK23", "DormandPrince54", "RosenbrockW", "StepFailure", "make_stepper", "STEPPERS",
            "INTEGRATOR_CODES", "stepper_for_code", "StepBudgetExceeded", "StepCancelled"]
@@ -69,6 +70,10 @@ class _ExplicitPair:
     def set_state(self, state) -> None:
         self.h = float(state)
 
+    def state_problem(self, state, size: int) -> Optional[str]:
+        """None when ``state`` (from :meth:`get_state`) can be restored: a finite step size >= 0."""
+        return number_problem("the stepper's step size h", state, 0.0)
+
     def _trial(self, f: Callable, t: float, y: np.ndarray, h: float, k1: np.ndarray) -> tuple:
         """One step: ``(y_new, f(t + h, y_new), its aux, scaled RMS error estimate)``."""
         raise NotImplementedError
@@ -91,7 +96,7 @@ class _ExplicitPair:
         while t_end - t > tol_end:
             _spend_step(self, t)
             h = min(h, self.max_step)
-            last = t + h >= t_end - tol_end
+            last = _reaches(t, h, t_end)
             h_try = t_end - t if last else h
             try:
                 y_new, k_new, aux_new, err = self._trial(f, t, y, h_try, k1)

@@ -8,7 +8,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .step_control import StepFailure, _error_part, _new_stats, _rms, _rounding, _spend_step
+from .step_control import StepFailure, _error_part, _new_stats, _reaches, _rms, _rounding, _spend_step
+from .state_checks import array_problem, number_problem
 
 __all__ = ["RosenbrockW", "forward_difference_jacobian"]
 
@@ -106,6 +107,28 @@ class RosenbrockW:
         copy = (lambda a: None if a is None else np.array(a))
         self.h, self.J, self._lu, self._lu_piv = float(h), copy(J), copy(lu), copy(piv)
 
+    def state_problem(self, state, size: int) -> Optional[str]:
+        """None when ``state`` (from :meth:`get_state`) fits a system of ``size`` states: finite step sizes, J and
+        W⁻¹ of ``size`` x ``size`` (or None), and the kernel's LU (square, at most ``size``) with its pivots
+        (C ints within its rows) both present or both None."""
+        if not (isinstance(state, tuple) and len(state) == 8):
+            return "the Rosenbrock stepper's state must be a tuple of 8 items"
+        h, J, age, winv, winv_h, lu, piv, lu_h = state
+        square = (size, size)
+        problem = (number_problem("the stepper's step size h", h, 0.0)
+                   or number_problem("the stepper's Jacobian age", age, 0, 2 ** 31 - 1, integer=True)
+                   or number_problem("the stepper's W step", winv_h) or number_problem("the stepper's LU step", lu_h)
+                   or (J is not None and array_problem("the stepper's Jacobian", J, square))
+                   or (winv is not None and array_problem("the stepper's W inverse", winv, square)))
+        if problem or (lu is None and piv is None):
+            return problem or None
+        m = lu.shape[0] if isinstance(lu, np.ndarray) and lu.ndim == 2 and lu.shape[0] <= size else size
+        problem = (array_problem("the stepper's LU", lu, (m, m))
+                   or array_problem("the stepper's LU pivots", piv, (m,), np.intc))
+        if problem is None and not ((piv >= 0) & (piv < m)).all():
+            problem = f"the stepper's LU pivots must be row numbers in [0, {m})"
+        return problem
+
     def _refresh_jacobian(self, f: Callable, t: float, y: np.ndarray, f0: np.ndarray) -> None:
         st = self.stats
         if self.jacobian is not None:
@@ -172,7 +195,7 @@ class RosenbrockW:
                 # short of a switch of the model within rounding of t_end (the end of a torque pulse at a
                 # communication point reached as 0.1 + 1e-17), which the loop's end test then skips; equal
                 # steps would all end on the switch and fail down to min_step.
-                last = h >= remaining - tol_end
+                last = _reaches(t, h, t_end)
                 h_try = remaining if last else h
             try:
                 y_new, e = self._step(f, t, y, h_try, k1)

@@ -37,10 +37,31 @@ def _spend_step(stepper, t: float) -> None:
         stepper.step_budget -= 1
 
 
+# Times closer than TIME_ULPS units in the last place of t are the same instant (~3.6e-15 s at t = 10 s, 3.8e-6 s at
+# t = 1.7e9 s, Unix time): the rounding of a master's clock (t0 + k h, a sum of steps, integer nanoseconds times
+# 1e-9), each a few ulp off the FMU's t + h at a communication point (the FMU takes the master's time at every
+# doStep, so the offsets do not accumulate), and of the switching times a model meets. The representable spacing,
+# not a share of |t| (1e-12 |t| is 1.7 ms at 1.7e9 s: a 1 ms step would be empty); any step a master can express
+# at t is ~1000 ulp or more, far above it.
+TIME_ULPS = 16
+
+
 def _rounding(t: float) -> float:
-    """Times closer than this are the same communication point: a master that accumulates its steps
-    (``0.09 + 0.01 = 0.09999999999999999``) is off by a few ulp per step, ~1e-13 after 1e3 steps."""
-    return 1e-12 * max(1.0, abs(t))
+    """Times closer than this to ``t`` are ``t`` (:data:`TIME_ULPS` ulp of ``t``); the kernel's steppers use the
+    same rule (``mbs_time_rounding``)."""
+    return TIME_ULPS * math.ulp(t)
+
+
+# A step that ends within this share of its length before the end of the interval ends there (stretched by at
+# most a billionth): a stepper's own sum of steps drifts a few ulp a step (1000 steps of 1e-5 s end ~1e-16 s short of
+# 0.01 s), and the remainder would otherwise cost a step of its own. The kernel's steppers: MBS_STEP_SLACK.
+STEP_SLACK = 1e-9
+
+
+def _reaches(t: float, h: float, t_end: float) -> bool:
+    """Whether a step ``h`` from ``t`` reaches ``t_end``: to within the rounding of ``t_end`` (:func:`_rounding`) or
+    :data:`STEP_SLACK` of the step -- the end-of-interval tolerance follows the step and the spacing at ``t_end``."""
+    return t + h >= t_end - max(_rounding(t_end), STEP_SLACK * h)
 
 
 def _error_part(controlled: Optional[int], *arrays: np.ndarray) -> tuple:

@@ -29,7 +29,7 @@ typedef int (*solve_fn)(int, int, double *, const double *, double *);
 typedef int (*wrenches_fn)(const mbs_model *, const double *, const double *, double *);
 typedef int (*integrate_fn)(const mbs_model *, const mbs_effort_law *, const double *, const void *,
                             const mbs_tableau *, mbs_stepper *, double, double, double *, double *, double *, int,
-                            int, int *, double *, double *);
+                            int, int *, double *, double *, const mbs_lengths *);
 
 enum { NB = 3, N = 3, ROOM = 1024 }; /* ROOM: doubles per record or work array, more than the model needs */
 
@@ -116,8 +116,9 @@ int main(int argc, char **argv) {
     static double recs[3 * ROOM];
     int final = -1;
     const int size = head + outputs;
+    const mbs_lengths lengths = {2 * N, 2 * N, 3 * ROOM, ROOM};
     printf("integrate_code 0 0 %d\n", integrate(&model, &law, zero, NULL, &tableau, &stepper, 0.0, 2.0, y, k1,
-                                                recs, size, ROOM, &final, work, out));
+                                                recs, size, ROOM, &final, work, out, &lengths));
     print_array("integrate", 0, y, 2 * N);
     printf("integrate_steps 0 0 %ld\n", stepper.accepted);
     return 0;

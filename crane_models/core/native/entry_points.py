@@ -45,7 +45,7 @@ PROTOTYPES = {
     # task.c
     "mbs_task_derivative": (c_int, (_P,) * 4 + (c_double,) + (_P,) * 4),
     # stepping.c
-    "mbs_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 3),
+    "mbs_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 4),
     # reactions.c
     "mbs_aux_speeds": (c_int, (_P,) * 4 + (c_int, c_int, _P, c_int) + (_P,) * 4),
     "mbs_reactions": (c_int, (_P,) * 9),
@@ -55,11 +55,11 @@ PROTOTYPES = {
     # payload.c
     "mbs_payload_derivative": (c_int, (_P,) * 9),
     "mbs_payload_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 2 + (c_int, _P, c_int, c_int)
-                              + (_P,) * 3),
+                              + (_P,) * 4),
     # jacobian.c
     "mbs_task_jacobian": (c_int, (_P,) * 4 + (c_int, c_double) + (_P,) * 3 + (c_int,) + (_P,) * 3),
     # stepping.c
-    "mbs_rosenbrock_integrate": (c_int, (_P,) * 7 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 3),
+    "mbs_rosenbrock_integrate": (c_int, (_P,) * 7 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 4),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

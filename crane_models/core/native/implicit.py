@@ -8,6 +8,7 @@ import ctypes
 
 import numpy as np
 
+from .buffers import buffer_lengths
 from .system import _address, library
 
 __all__ = ["NativeRosenbrock", "rosenbrock_tableau"]
@@ -60,7 +61,7 @@ class NativeRosenbrock:
             stepper.J, imp.have_J = np.empty((size, size)), 0
         else:
             imp.have_J = 1
-        if stepper._lu is None or stepper._lu.size != nr * nr:
+        if stepper._lu is None or stepper._lu.shape != (nr, nr) or stepper._lu_piv.shape != (nr,):
             stepper._lu, stepper._lu_piv, imp.lu_valid = np.empty((nr, nr)), np.zeros(nr, dtype=np.intc), 0
         else:
             imp.lu_valid = 1
@@ -72,7 +73,8 @@ class NativeRosenbrock:
                                it._task.pointer if it._task is not None else None, ctypes.addressof(self._tableau),
                                ctypes.addressof(st), ctypes.addressof(imp), t, t_end, _address(y), _address(k),
                                _address(it._recs), it._native.size, it._stride, ctypes.addressof(it._final),
-                               it._model_work, _address(self._work))
+                               it._model_work, _address(self._work),
+                               ctypes.byref(buffer_lengths(y, k, it._recs, self._work)))
         if not imp.have_J:
             stepper.J = None
         if not imp.lu_valid:

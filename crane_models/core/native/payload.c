@@ -161,12 +161,16 @@ static int payload_signs(const void *ctx, const double *rec) {
  * signs < 0: no checks (within a step already known to hold one crossing, while it is located).
  * Steps are at most pl->check_interval long (a quarter of the shortest taut phase at the current wire length,
  * set by the caller), so that a short bounce is not stepped over between two checks. Other returns as
- * mbs_integrate; recs: records of rec_size + MBS_PAYLOAD_RESULT doubles. */
+ * mbs_integrate (MBS_BAD_BUFFERS too); recs: records of rec_size + MBS_PAYLOAD_RESULT doubles. */
 int mbs_payload_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                           const mbs_payload *pl, const mbs_tableau *tab, mbs_stepper *st, double t, double t_end,
                           double *y, double *k1, int signs, double *recs, int rec_size, int rec_stride, int *final,
-                          double *model_work, double *work) {
+                          double *model_work, double *work, const mbs_lengths *len) {
     const payload_rhs ctx = {m, law, inputs, pl, rec_size};
+    *final = -1;
+    if (mbs_check_lengths(len, 2 * m->n + 7, rec_size, MBS_PAYLOAD_RESULT, rec_stride,
+                          (long)(tab->stages + 1) * (2 * m->n + 7)))
+        return MBS_BAD_BUFFERS;
     const double max_step = st->max_step;
     st->max_step = fmin(max_step, pl->check_interval);
     const int code = mbs_integrate_rhs(payload_eval, &ctx, 2 * m->n + 7, signs >= 0 ? payload_signs : NULL, signs,

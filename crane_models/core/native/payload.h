@@ -23,6 +23,6 @@ int mbs_payload_derivative(const mbs_model *m, const mbs_effort_law *law, const 
 int mbs_payload_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                           const mbs_payload *pl, const mbs_tableau *tab, mbs_stepper *st, double t, double t_end,
                           double *y, double *k1, int signs, double *recs, int rec_size, int rec_stride, int *final,
-                          double *model_work, double *work);
+                          double *model_work, double *work, const mbs_lengths *len);
 
 #endif

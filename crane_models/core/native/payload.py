@@ -9,6 +9,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .buffers import buffer_lengths
 from .stepping import NativeIntegration, NativeTableau
 from .system import NativeEffortLaw, NativeSystem, _address, library
 
@@ -102,7 +103,8 @@ class NativePayload(NativeIntegration):
         code = self._fn(self._native._model_ptr, self._law.pointer, self._native._inputs_address(inputs),
                         self.pointer, tableau.pointer, ctypes.addressof(st), t, t_end, _address(y), _address(k),
                         self._signs, _address(self._recs), self._native.size, self._stride,
-                        ctypes.addressof(self._final), self._model_work, _address(self._work))
+                        ctypes.addressof(self._final), self._model_work, _address(self._work),
+                        ctypes.byref(buffer_lengths(y, k, self._recs, self._work)))
         if code == 3:  # stopped before the step that crosses, at st.t
             self._crossing = (st.t, st.h)
             return 0

@@ -135,7 +135,7 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
     double *jac_work = trial + (long)(tab->stages + 4) * size;
     int cur = -1, spare = 1, rejections = 0, code = MBS_DONE;
     double h = st->h > 0.0 ? st->h : fmin(fmin(st->max_step, t_end - t), 1e-3);
-    const double tol_end = 1e-12 * fmax(1.0, fabs(t_end)), grow = -1.0 / tab->order;
+    const double tol_end = mbs_time_rounding(t_end), grow = -1.0 / tab->order;
     while (t_end - t > tol_end) {
         if (st->accepted + st->rejected >= st->max_steps) { code = MBS_OUT_OF_STEPS; break; }
         if (st->cancel && *st->cancel) { code = MBS_CANCELLED; break; }
@@ -152,7 +152,7 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
             h_try = remaining / steps;
             last = steps == 1.0;
         } else { /* plain steps after a rejection (see RosenbrockW.advance: a switch just past t_end) */
-            last = h >= remaining - tol_end;
+            last = mbs_reaches(t, h, t_end);
             h_try = last ? remaining : h;
         }
         const double t_new = last ? t_end : t + h_try;

@@ -2,6 +2,22 @@
  * it steps (stepping.c binds a tree's right-hand side to it, payload.c its own). See steppers.h. */
 #include "multibody.h"
 
+double mbs_time_rounding(double t) {
+    const double a = fabs(t);
+    return MBS_TIME_ULPS * (nextafter(a, INFINITY) - a);
+}
+
+int mbs_reaches(double t, double h, double t_end) {
+    return t + h >= t_end - fmax(mbs_time_rounding(t_end), MBS_STEP_SLACK * h);
+}
+
+int mbs_check_lengths(const mbs_lengths *len, int size, int rec_size, int tail, int rec_stride, long work) {
+    if (!len || len->y != size || len->k1 != size || rec_stride < rec_size + tail || len->recs < 3L * rec_stride
+        || len->work < work)
+        return MBS_BAD_BUFFERS;
+    return MBS_DONE;
+}
+
 /* The loop of mbs_integrate over any right-hand side f of size doubles; with `events` (NULL: none) an
  * accepted step whose end has other indicator signs than `signs` is taken back and the call returns 3
  * (y, k1 at st->t, the step's start; st->h the step that crossed). See mbs_payload_integrate. */
@@ -12,13 +28,13 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
     double *K = work, *ys = K + S * size;
     int cur = -1, spare = 1; /* recs[0]: intermediate stages; recs[1], recs[2]: the last stage, alternating */
     double h = st->h > 0.0 ? st->h : fmin(st->max_step, t_end - t);
-    const double tol_end = 1e-12 * fmax(1.0, fabs(t_end)), grow = -1.0 / tab->order;
+    const double tol_end = mbs_time_rounding(t_end), grow = -1.0 / tab->order;
     *final = -1;
     while (t_end - t > tol_end) {
         if (st->accepted + st->rejected >= st->max_steps) { st->t = t; st->h = h; *final = cur; return 2; }
         if (st->cancel && *st->cancel) { st->t = t; st->h = h; *final = cur; return MBS_CANCELLED; }
         h = fmin(h, st->max_step);
-        const int last = t + h >= t_end - tol_end;
+        const int last = mbs_reaches(t, h, t_end);
         const double h_try = last ? t_end - t : h;
         memcpy(K, k1, sizeof(double) * size);
         double err = 0.0;

@@ -26,7 +26,26 @@ typedef struct {
 
 /* Return codes of the stepping calls (mbs_integrate, mbs_payload_integrate, mbs_rosenbrock_integrate). */
 enum { MBS_DONE = 0, MBS_STEP_TOO_SMALL = 1, MBS_OUT_OF_STEPS = 2, MBS_EVENT = 3, MBS_CANCELLED = 4,
-       MBS_NO_JACOBIAN = 5 };
+       MBS_NO_JACOBIAN = 5, MBS_BAD_BUFFERS = 6 };
+
+/* The lengths (in doubles) of the caller's buffers a stepping entry point writes, as the caller allocated them:
+ * the call compares them with the lengths it computes from the model (state size, records, stages) and returns
+ * MBS_BAD_BUFFERS, writing nothing, on a mismatch -- y and k1 may come from a saved state, which is data. */
+typedef struct {
+    long y, k1, recs, work;
+} mbs_lengths;
+/* MBS_DONE when y and k1 hold exactly size doubles, recs three records of rec_stride >= rec_size + tail doubles
+ * and work at least `work` doubles; else MBS_BAD_BUFFERS (steppers.c). */
+int mbs_check_lengths(const mbs_lengths *len, int size, int rec_size, int tail, int rec_stride, long work);
+
+/* Times closer than MBS_TIME_ULPS ulp of t are the same instant (integration/step_control.py _rounding, TIME_ULPS,
+ * says why): the end of a stepping interval within it counts as reached (steppers.c). */
+#define MBS_TIME_ULPS 16.0
+double mbs_time_rounding(double t);
+/* Whether a step h from t reaches t_end: within mbs_time_rounding(t_end) or MBS_STEP_SLACK of the step
+ * (step_control.py _reaches, STEP_SLACK). */
+#define MBS_STEP_SLACK 1e-9
+int mbs_reaches(double t, double h, double t_end);
 
 /* A right-hand side for mbs_integrate_rhs: ydot at (t, y), evaluated into the record rec (and its tail) with
  * scratch work; returns nonzero when it cannot be evaluated (the step is then rejected). */

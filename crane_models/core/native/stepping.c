@@ -3,6 +3,12 @@
  * payload.c. See stepping.h. */
 #include "multibody.h"
 
+/* z (n_joints), then mbs_task_derivative's result: 3 n_joints + 10 doubles (core/native/stepping.py
+ * NativeTask.result_size): the doubles after rec_size in a record of a task's evaluation (0 without a task). */
+static int task_tail(const mbs_task *task) {
+    return task ? 4 * task->n_joints + 10 : 0;
+}
+
 /* Integrate from t to exactly t_end as _ExplicitPair.advance does (same controller, same tableau); y and k1
  * (the derivative at t) are updated in place to the values at t_end. recs: three records of rec_size + tail
  * doubles; *final is the one that holds the evaluation at t_end (-1 when no step was needed). work: stages
@@ -11,10 +17,15 @@
  * trial step (y and k1 at st->t, the last accepted point). */
 int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                   const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
-                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work) {
+                  double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work,
+                  const mbs_lengths *len) {
     const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    return mbs_integrate_rhs(mbs_tree_eval, &ctx, 2 * m->n + (task ? task->n_joints : 0), NULL, 0, tab, st, t, t_end,
-                             y, k1, recs, rec_stride, final, model_work, work);
+    const int size = 2 * m->n + (task ? task->n_joints : 0);
+    *final = -1;
+    if (mbs_check_lengths(len, size, rec_size, task_tail(task), rec_stride, (long)(tab->stages + 1) * size))
+        return MBS_BAD_BUFFERS;
+    return mbs_integrate_rhs(mbs_tree_eval, &ctx, size, NULL, 0, tab, st, t, t_end, y, k1, recs, rec_stride, final,
+                             model_work, work);
 }
 
 static int tree_jac(const void *ctx, double t, const double *y, const double *f0, double *J, double *rec,
@@ -23,12 +34,17 @@ static int tree_jac(const void *ctx, double t, const double *y, const double *f0
 }
 
 /* mbs_rosenbrock_rhs over mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative (y = [q; u; z]), the
- * Jacobian by mbs_tree_jacobian; arguments as mbs_integrate's, imp the carried Jacobian and LU. */
+ * Jacobian by mbs_tree_jacobian; arguments (and MBS_BAD_BUFFERS) as mbs_integrate's, imp the carried Jacobian
+ * and LU. */
 int mbs_rosenbrock_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                              const mbs_task *task, const mbs_wtableau *tab, mbs_stepper *st, mbs_implicit *imp,
                              double t, double t_end, double *y, double *k1, double *recs, int rec_size,
-                             int rec_stride, int *final, double *model_work, double *work) {
+                             int rec_stride, int *final, double *model_work, double *work, const mbs_lengths *len) {
     const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    return mbs_rosenbrock_rhs(mbs_tree_eval, tree_jac, &ctx, m->n, 2 * m->n + (task ? task->n_joints : 0), tab, st,
-                              imp, t, t_end, y, k1, recs, rec_stride, final, model_work, work);
+    const int size = 2 * m->n + (task ? task->n_joints : 0);
+    *final = -1;
+    if (mbs_check_lengths(len, size, rec_size, task_tail(task), rec_stride, (long)(tab->stages + 9) * size))
+        return MBS_BAD_BUFFERS;
+    return mbs_rosenbrock_rhs(mbs_tree_eval, tree_jac, &ctx, m->n, size, tab, st, imp, t, t_end, y, k1, recs,
+                              rec_stride, final, model_work, work);
 }

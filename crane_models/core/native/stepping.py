@@ -7,9 +7,11 @@ from typing import Optional
 
 import numpy as np
 
+from .buffers import BAD_BUFFERS, buffer_lengths
 from .system import NativeEffortLaw, NativeKinematics, NativeSystem, _address, library
 
-__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS"]
+__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS",
+           "buffer_lengths", "BAD_BUFFERS"]
 
 
 class _Task(ctypes.Structure):
@@ -160,6 +162,9 @@ class NativeIntegration:
             raise StepCancelled(f"the step was cancelled at t = {st.t:.9g} s")
         if code == 5:
             raise StepFailure(f"the Jacobian could not be evaluated at t = {st.t:.9g} s")
+        if code == BAD_BUFFERS:
+            raise ValueError(f"the kernel refused the buffers: y has {y.size} and k {k.size} values, the model "
+                             f"{self.size}")
         if code:
             raise StepFailure(f"step size fell below {stepper.min_step:g} s at t = {st.t:.9g} s")
         stepper.h = st.h
@@ -202,7 +207,7 @@ class NativeIntegration:
                         self._task.pointer if self._task is not None else None, tableau.pointer,
                         ctypes.addressof(self._stepper), t, t_end, _address(y), _address(k), _address(self._recs),
                         self._native.size, self._stride, ctypes.addressof(self._final), self._model_work,
-                        _address(self._work))
+                        _address(self._work), ctypes.byref(buffer_lengths(y, k, self._recs, self._work)))
 
     def kinematics(self, record: np.ndarray) -> "NativeKinematics":
         return NativeKinematics(record, self._native._derivative_layout, self._native.invert)

@@ -80,8 +80,9 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
     leave3(inst, g);
     if (status == fmi3OK || status == fmi3Warning)
         inst->time = currentCommunicationPoint + communicationStepSize;
-    /* After OK the step reached its end; after Discard the slave left its state at the step's start. */
-    *lastSuccessfulTime = (status <= fmi3Warning) ? inst->time : currentCommunicationPoint;
+    /* After OK the step reached its end; after Discard the slave left its state at the step's start, and after
+     * Error (arguments refused: a communication point of 1e308) nothing moved: the FMU's time either way. */
+    *lastSuccessfulTime = inst->time;
     *terminateSimulation = terminate != 0;
     return status;
 }
