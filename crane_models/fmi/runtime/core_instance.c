@@ -348,8 +348,8 @@ int core_step_arguments_ok(Core *core, const char *call, double t, double h)
 {
     if (isfinite(t) && isfinite(h) && h > 0.0)
         return 1;
-    CORE_ERR(core, "%s: communicationStepSize = %g s must be finite and > 0 and currentCommunicationPoint = %g s "
-                   "finite", call, h, t);
+    CORE_ERR(core, "%s: communication step size (communicationStepSize) = %g s must be finite and > 0 and "
+                   "currentCommunicationPoint = %g s finite", call, h, t);
     return 0;
 }
 

@@ -11,7 +11,8 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunication
 {
     (void)noSetFMUStatePriorToCurrentPoint;
     Instance *inst = checked(c, "fmi2DoStep", CS_STEP);
-    if (!inst || !core_step_arguments_ok(CORE(inst), "fmi2DoStep", currentCommunicationPoint, communicationStepSize))
+    if (!inst || !core_step_arguments_ok(CORE(inst), "fmi2DoStep", currentCommunicationPoint,
+                                         communicationStepSize))
         return fmi2Error;
     int terminate;
     fmi2Status status = to_fmi2(core_do_step(CORE(inst), "fmi2DoStep", currentCommunicationPoint,
