@@ -1,14 +1,17 @@
 """A do-nothing pythonfmu slave with the full KnuckleBoomCrane interface (parameters, inputs, outputs):
-the floor of FMI + Python call cost and of pythonfmu's own per-instance memory."""
+the floor of FMI + Python call cost and of pythonfmu's own per-instance memory. ``FMU_NAME`` names the FMU whose
+interface it copies (benchmarks/bench_step_cost.py writes copies for the other FMUs)."""
 from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
 
-from crane_models.models.knuckle_boom.spec import knuckle_boom_spec
+from crane_models.fmi.registry import SPECS
+
+FMU_NAME = "KnuckleBoomCrane"
 
 
 class NullCrane(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        spec = knuckle_boom_spec()
+        spec = SPECS[FMU_NAME]()
         for v in spec.parameters:
             cls = {"real": Real, "integer": Integer, "boolean": Boolean}[v.kind]
             setattr(self, v.name, v.start)

@@ -132,7 +132,7 @@ def test_the_scan_sees_the_definitions_the_binding_relies_on():
     for export in entry_points.EXPORTS:
         assert sum(export in names for names in kernel.values()) == 1, export
     fmi3 = set().union(*(shared_names(code_of(RUNTIME / name)) for name in runtime.FMI3_SOURCES))
-    assert {"checked3", "call_slave3", "build_var_table3", "search_python", "py_api", "TYPE3_NAMES"} <= fmi3
+    assert {"checked3", "core_call_slave", "core_build_var_table", "search_python", "py_api", "TYPE3_NAMES"} <= fmi3
     assert any(unit_dependencies(KERNEL, entry_points.SOURCES).values())
 
 

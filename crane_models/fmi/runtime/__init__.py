@@ -20,17 +20,20 @@ HERE = Path(__file__).resolve().parent
 # The C files, each list bottom-up: a file calls only files listed before it (tests/test_c_layout.py). The platform
 # layer (platform_posix.c serves Linux and macOS, platform_windows.c Windows; each compiles to nothing on the other
 # family), the search for a Python (pure logic over file-system hooks: tests/test_runtime_search.py compiles it
-# alone), the loader that starts and enters Python, then each FMI version's runtime, its lifecycle on top.
+# alone), the loader that starts and enters Python.
 PLATFORM_SOURCES = ("platform_posix.c", "platform_windows.c", "platform_common.c")
 SEARCH_SOURCES = ("pypaths.c", "pyneeds.c", "pysetup.c", "pyplaces.c", "pysearch.c")
 LOADER_SOURCES = PLATFORM_SOURCES + SEARCH_SOURCES + ("pyapi.c",)
 LOADER_HEADERS = ("platform.h", "pysearch.h", "pypaths.h", "pyneeds.h", "pysetup.h", "pyplaces.h", "pyapi.h")
-SOURCES = LOADER_SOURCES + ("fmi2_log.c", "fmi2_values.c", "fmi2_step.c", "fmi2_states.c", "fmi2_runtime.c")
-HEADERS = LOADER_HEADERS + ("fmi2_abi.h", "runtime.h")
-# The FMI 3.0 runtime: its own API files, the same Python loader (pyapi.c with its search and platform layer).
-FMI3_SOURCES = LOADER_SOURCES + ("fmi3_log.c", "fmi3_vars.c", "fmi3_values.c", "fmi3_step.c", "fmi3_states.c",
-                                 "fmi3_runtime.c")
-FMI3_HEADERS = LOADER_HEADERS + ("fmi3_abi.h", "fmi3_runtime.h")
+# The generic FMI core both runtimes share (core.h: the instance, its state machine, the variable table, messages,
+# saved states, the Python calls), then each standard's facade over it, its lifecycle on top.
+CORE_SOURCES = ("core_log.c", "core_values.c", "core_states.c", "core_instance.c")
+SOURCES = LOADER_SOURCES + CORE_SOURCES + ("fmi2_log.c", "fmi2_values.c", "fmi2_step.c", "fmi2_states.c",
+                                           "fmi2_runtime.c")
+HEADERS = LOADER_HEADERS + ("core.h", "fmi2_abi.h", "runtime.h")
+FMI3_SOURCES = LOADER_SOURCES + CORE_SOURCES + ("fmi3_log.c", "fmi3_values.c", "fmi3_step.c", "fmi3_states.c",
+                                                "fmi3_runtime.c")
+FMI3_HEADERS = LOADER_HEADERS + ("core.h", "fmi3_abi.h", "fmi3_runtime.h")
 # Plain C99; hidden visibility so only the fmi2* functions are exported; no libpython at link time.
 CFLAGS = ("-std=c99", "-pedantic", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra",
           "-Wno-format-truncation")

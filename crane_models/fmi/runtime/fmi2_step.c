@@ -1,60 +1,44 @@
 /* The project's FMI 2.0 runtime: stepping, the status queries and the calls this co-simulation runtime does
- * not offer (each fmi2Error with a message). See fmi2_runtime.c and docs/fmi-runtime.md. */
+ * not offer (each fmi2Error with a message): the FMI 2.0 facade over the core's step (core_instance.c). See
+ * fmi2_runtime.c and docs/fmi-runtime.md. */
 #define _GNU_SOURCE
 #include "runtime.h"
 
-#include <math.h>
 #include <stddef.h>
 
 FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
                                   fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
     (void)noSetFMUStatePriorToCurrentPoint;
-    Instance *inst = checked(c, "fmi2DoStep", ST_STEPPING);
-    if (!inst)
+    Instance *inst = checked(c, "fmi2DoStep", CS_STEP);
+    if (!inst || !core_step_arguments_ok(CORE(inst), "fmi2DoStep", currentCommunicationPoint,
+                                         communicationStepSize))
         return fmi2Error;
-    if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) || !(communicationStepSize > 0.0)) {
-        LOG_ERROR(inst, "fmi2DoStep: communication step size = %g s must be finite and > 0 and "
-                        "currentCommunicationPoint = %g s finite", communicationStepSize, currentCommunicationPoint);
-        return fmi2Error;
-    }
-    const PyApi *py = inst->py;
-    PyGILState_STATE g = enter(inst);
-    inst->cancel = 0; /* a cancel applies to the step in progress */
-    inst->stepping = 1;
-    PyObject *args = py->Tuple_New(2);
-    py->Tuple_SetItem(args, 0, py->Float_FromDouble(currentCommunicationPoint));
-    py->Tuple_SetItem(args, 1, py->Float_FromDouble(communicationStepSize));
-    PyObject *r = call_slave(inst, "fmi2DoStep", "do_step", args);
-    int done = r ? py->Object_IsTrue(r) : -1;
-    py->DecRef(r);
-    if (done < 0)
-        py->Err_Clear();
-    leave(inst, g);
-    inst->stepping = 0;
-    fmi2Status status = done > 0 ? fmi2OK : done == 0 ? fmi2Discard : fmi2Error;
-    if (inst->cancel && status != fmi2OK) {
+    int terminate;
+    fmi2Status status = to_fmi2(core_do_step(CORE(inst), "fmi2DoStep", currentCommunicationPoint,
+                                             communicationStepSize, &terminate));
+    if (inst->core.cancel && status != fmi2OK) { /* the slave stopped at the cancel: not a discarded step */
         LOG_ERROR(inst, "fmi2DoStep: cancelled by fmi2CancelStep; the state is left at t = %g s", currentCommunicationPoint);
         status = fmi2Error;
     }
-    if (status == fmi2OK)
-        inst->time = inst->last_successful_time = currentCommunicationPoint + communicationStepSize;
+    if (status == fmi2OK || status == fmi2Warning)
+        inst->last_successful_time = inst->core.time;
     inst->last_step_status = status;
     return status;
 }
 
 FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
 {
-    Instance *inst = checked(c, "fmi2CancelStep", ST_STEPPING);
+    Instance *inst = checked(c, "fmi2CancelStep", CS_STEP);
     if (!inst)
         return fmi2Error;
-    if (!inst->stepping) {
+    if (!inst->core.stepping) {
         LOG_ERROR(inst, "fmi2CancelStep: no fmi2DoStep in progress (fmi2DoStep is synchronous: call fmi2CancelStep "
                         "from another thread while it runs)");
         return fmi2Error;
     }
     /* No GIL needed: a plain int the steppers read before every internal step (the kernel too, by address). */
-    inst->cancel = 1;
+    inst->core.cancel = 1;
     return fmi2OK;
 }
 
@@ -62,7 +46,7 @@ FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
 
 static Instance *status_query(fmi2Component c, const char *call, const void *value)
 {
-    Instance *inst = checked(c, call, ST_ANY_USABLE);
+    Instance *inst = checked(c, call, CS_ANY);
     if (inst && !value) {
         LOG_ERROR(inst, "%s: value is NULL", call);
         return NULL;
@@ -137,7 +121,7 @@ FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2Va
                                                    const fmi2Integer order[], const fmi2Real value[])
 {
     (void)vr; (void)nvr; (void)order; (void)value;
-    Instance *inst = checked(c, "fmi2SetRealInputDerivatives", ST_ANY_USABLE);
+    Instance *inst = checked(c, "fmi2SetRealInputDerivatives", CS_ANY);
     if (inst)
         LOG_ERROR(inst, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs is false)");
     return fmi2Error;
@@ -147,7 +131,7 @@ FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2V
                                                     const fmi2Integer order[], fmi2Real value[])
 {
     (void)vr; (void)nvr; (void)order; (void)value;
-    Instance *inst = checked(c, "fmi2GetRealOutputDerivatives", ST_ANY_USABLE);
+    Instance *inst = checked(c, "fmi2GetRealOutputDerivatives", CS_ANY);
     if (inst)
         LOG_ERROR(inst, "fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder is 0)");
     return fmi2Error;

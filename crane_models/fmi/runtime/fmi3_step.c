@@ -5,38 +5,7 @@
 #define _GNU_SOURCE
 #include "fmi3_runtime.h"
 
-#include <math.h>
 #include <stddef.h>
-
-/* The slave's do_step result: a bool (pythonfmu3's CoSimulation, this project's slaves) or an object with
- * `status` (an Fmi3Status) and optionally `terminateSimulation` (pythonfmu3's Fmi3StepResult). GIL held;
- * -1 when the result is neither. */
-static int step_outcome(Instance3 *inst, PyObject *r, fmi3Status *status, int *terminate)
-{
-    const PyApi *py = inst->py;
-    PyObject *st = py->Object_GetAttrString(r, "status");
-    *terminate = 0;
-    if (!st) {
-        py->Err_Clear();
-        int done = py->Object_IsTrue(r);
-        if (done < 0)
-            return -1;
-        *status = done ? fmi3OK : fmi3Discard;
-        return 0;
-    }
-    long s = py->Long_AsLong(st);
-    py->DecRef(st);
-    if (s < fmi3OK || s > fmi3Fatal) {
-        py->Err_Clear();
-        return -1;
-    }
-    PyObject *term = py->Object_GetAttrString(r, "terminateSimulation");
-    *terminate = term ? py->Object_IsTrue(term) > 0 : 0;
-    py->DecRef(term);
-    py->Err_Clear();
-    *status = s == fmi3Fatal ? fmi3Error : (fmi3Status)s; /* the instance always stays usable: see docs */
-    return 0;
-}
 
 FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicationPoint,
                                   fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
@@ -45,7 +14,7 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
 {
     (void)noSetFMUStatePriorToCurrentPoint;
     const char *call = "fmi3DoStep";
-    Instance3 *inst = checked3(c, call, S3_STEP);
+    Instance3 *inst = checked3(c, call, CS_STEP);
     if (!inst)
         return fmi3Error;
     if (!eventHandlingNeeded || !terminateSimulation || !earlyReturn || !lastSuccessfulTime) {
@@ -57,32 +26,15 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
     *eventHandlingNeeded = false;
     *terminateSimulation = false;
     *earlyReturn = false;
-    *lastSuccessfulTime = inst->time;
-    if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) || !(communicationStepSize > 0.0)) {
-        ERR3(inst, "%s: communicationStepSize = %g s must be finite and > 0 and currentCommunicationPoint = %g s "
-                   "finite", call, communicationStepSize, currentCommunicationPoint);
+    *lastSuccessfulTime = inst->core.time;
+    if (!core_step_arguments_ok(CORE3(inst), call, currentCommunicationPoint, communicationStepSize))
         return fmi3Error;
-    }
-    const PyApi *py = inst->py;
-    PyGILState_STATE g = enter3(inst);
-    PyObject *args = py->Tuple_New(2);
-    py->Tuple_SetItem(args, 0, py->Float_FromDouble(currentCommunicationPoint));
-    py->Tuple_SetItem(args, 1, py->Float_FromDouble(communicationStepSize));
-    PyObject *r = call_slave3(inst, call, "do_step", args);
-    fmi3Status status = fmi3Error;
-    int terminate = 0;
-    if (r && step_outcome(inst, r, &status, &terminate) < 0) {
-        py->Err_Clear();
-        ERR3(inst, "%s: slave.do_step returned neither a bool nor an object with an Fmi3Status `status`", call);
-        status = fmi3Error;
-    }
-    py->DecRef(r);
-    leave3(inst, g);
-    if (status == fmi3OK || status == fmi3Warning)
-        inst->time = currentCommunicationPoint + communicationStepSize;
+    int terminate;
+    fmi3Status status = to_fmi3(core_do_step(CORE3(inst), call, currentCommunicationPoint, communicationStepSize,
+                                             &terminate));
     /* After OK the step reached its end; after Discard the slave left its state at the step's start, and after
      * Error (arguments refused: a communication point of 1e308) nothing moved: the FMU's time either way. */
-    *lastSuccessfulTime = inst->time;
+    *lastSuccessfulTime = inst->core.time;
     *terminateSimulation = terminate != 0;
     return status;
 }
@@ -96,43 +48,11 @@ FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(fmi3Instance c, const fmi3Va
                                                     fmi3Float64 sensitivity[], size_t nSensitivity)
 {
     const char *call = "fmi3GetDirectionalDerivative";
-    Instance3 *inst = checked3(c, call, S3_INIT | S3_STEP);
-    if (!inst || !check_refs3(inst, call, T_FLOAT64, unknowns, nUnknowns, sensitivity, nSensitivity) ||
-        !check_refs3(inst, call, T_FLOAT64, knowns, nKnowns, seed, nSeed))
+    Core *core = CORE3(checked3(c, call, CS_INIT | CS_STEP));
+    if (!core || !core_check_refs(core, call, T_FLOAT64, unknowns, nUnknowns, sensitivity, nSensitivity) ||
+        !core_check_refs(core, call, T_FLOAT64, knowns, nKnowns, seed, nSeed))
         return fmi3Error;
-    if (nUnknowns == 0)
-        return fmi3OK;
-    const PyApi *py = inst->py;
-    PyGILState_STATE g = enter3(inst);
-    PyObject *s = py->List_New((Py_ssize_t)nKnowns);
-    for (size_t i = 0; s && i < nKnowns; ++i)
-        py->List_SetItem(s, (Py_ssize_t)i, py->Float_FromDouble(seed[i]));
-    PyObject *args = py->Tuple_New(3);
-    py->Tuple_SetItem(args, 0, vr_list3(py, unknowns, nUnknowns));
-    py->Tuple_SetItem(args, 1, vr_list3(py, knowns, nKnowns));
-    py->Tuple_SetItem(args, 2, s);
-    PyObject *result = call_slave3(inst, call, "get_directional_derivative", args);
-    int ok = result != NULL;
-    if (ok && py->Sequence_Size(result) != (Py_ssize_t)nUnknowns) {
-        py->Err_Clear();
-        ERR3(inst, "%s: the slave returned %zd values for %zu unknowns", call, py->Sequence_Size(result), nUnknowns);
-        ok = 0;
-    }
-    for (size_t i = 0; ok && i < nUnknowns; ++i) {
-        PyObject *item = py->Sequence_GetItem(result, (Py_ssize_t)i);
-        double x = item ? py->Float_AsDouble(item) : -1.0;
-        ok = item && !(x == -1.0 && py->Err_Occurred());
-        py->DecRef(item);
-        if (ok) {
-            sensitivity[i] = x;
-        } else {
-            py->Err_Clear();
-            ERR3(inst, "%s: derivative %zu from the slave is not a number", call, i);
-        }
-    }
-    py->DecRef(result);
-    leave3(inst, g);
-    return ok ? fmi3OK : fmi3Error;
+    return to_fmi3(core_directional_derivative(core, call, unknowns, nUnknowns, knowns, nKnowns, seed, sensitivity));
 }
 
 /* ---- what this FMU does not offer (capability flags false or absent in modelDescription.xml) ---------- */
@@ -140,7 +60,7 @@ FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(fmi3Instance c, const fmi3Va
 /* fmi3Error with "<call>: not supported (<why>)" when c is one of this runtime's instances. */
 static fmi3Status unsupported(fmi3Instance c, const char *call, const char *why)
 {
-    Instance3 *inst = checked3(c, call, S3_ANY);
+    Instance3 *inst = checked3(c, call, CS_ANY);
     if (inst)
         ERR3(inst, "%s: not supported (%s)", call, why);
     return fmi3Error;
@@ -272,8 +192,8 @@ FMI3_EXPORT fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueRefer
 FMI3_EXPORT fmi3Status fmi3GetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
                                      fmi3Binary values[], size_t nValues)
 {
-    Instance3 *inst = checked3(c, "fmi3GetBinary", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3GetBinary", T_BINARY, vr, nvr, values, nValues))
+    Instance3 *inst = checked3(c, "fmi3GetBinary", CS_ANY);
+    if (!inst || !core_check_refs(CORE3(inst), "fmi3GetBinary", T_BINARY, vr, nvr, values, nValues))
         return fmi3Error;
     (void)valueSizes;
     return fmi3OK; /* nvr = 0: nothing asked */
@@ -281,8 +201,8 @@ FMI3_EXPORT fmi3Status fmi3GetBinary(fmi3Instance c, const fmi3ValueReference vr
 
 FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
 {
-    Instance3 *inst = checked3(c, "fmi3GetClock", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3GetClock", T_CLOCK, vr, nvr, values, nvr))
+    Instance3 *inst = checked3(c, "fmi3GetClock", CS_ANY);
+    if (!inst || !core_check_refs(CORE3(inst), "fmi3GetClock", T_CLOCK, vr, nvr, values, nvr))
         return fmi3Error;
     return fmi3OK;
 }
@@ -291,27 +211,27 @@ FMI3_EXPORT fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr
                                      const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
 {
     (void)valueSizes;
-    Instance3 *inst = checked3(c, "fmi3SetBinary", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3SetBinary", T_BINARY, vr, nvr, values, nValues))
+    Instance3 *inst = checked3(c, "fmi3SetBinary", CS_ANY);
+    if (!inst || !core_check_refs(CORE3(inst), "fmi3SetBinary", T_BINARY, vr, nvr, values, nValues))
         return fmi3Error;
     return fmi3OK;
 }
 
 FMI3_EXPORT fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
 {
-    Instance3 *inst = checked3(c, "fmi3SetClock", S3_ANY);
-    if (!inst || !check_refs3(inst, "fmi3SetClock", T_CLOCK, vr, nvr, values, nvr))
+    Instance3 *inst = checked3(c, "fmi3SetClock", CS_ANY);
+    if (!inst || !core_check_refs(CORE3(inst), "fmi3SetClock", T_CLOCK, vr, nvr, values, nvr))
         return fmi3Error;
     return fmi3OK;
 }
 
-/* model exchange */
 /* Model exchange and scheduled execution: this FMU declares co-simulation only. */
 static void refuse_interface(fmi3String instanceName, fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage,
                              const char *call, const char *interface)
 {
     Instance3 tmp = {0};
-    tmp.name = (char *)(instanceName ? instanceName : "?");
+    tmp.core.std = &FMI3_STANDARD;
+    tmp.core.name = (char *)(instanceName ? instanceName : "?");
     tmp.env = env;
     tmp.logger = logMessage;
     ERR3(&tmp, "%s: this FMU offers co-simulation only, not %s (use fmi3InstantiateCoSimulation)", call, interface);

@@ -1,0 +1,171 @@
+/* The generic FMI core both runtimes share (issue 23, item 1): one hosted pythonfmu/pythonfmu3 slave, its
+ * co-simulation state machine, the table of its variables, messages and saved states, written once. The FMI 2.0
+ * and FMI 3.0 files (fmi2_*.c, fmi3_*.c) are facades: each maps its standard's signatures, types and status codes
+ * onto these functions and describes its standard in one CoreStandard (names, message wording, the slave's
+ * classes). Floors, bottom-up: core_log.c (messages, the instance check, the call into the slave), core_values.c
+ * (the variable table, variable access), core_states.c (saved states), core_instance.c (instantiation, modes,
+ * stepping). Python is reached through pyapi.c. See docs/fmi-runtime.md. */
+#ifndef CRANE_CORE_H
+#define CRANE_CORE_H
+
+#include <stddef.h>
+
+#include "pyapi.h"
+
+/* The statuses of both standards have these values (FMI 2.0 section 2.1.3, FMI 3.0 section 2.2.3), so a facade
+ * maps them one to one; fmi2Pending has no counterpart (this runtime never steps asynchronously). */
+typedef enum { CORE_OK, CORE_WARNING, CORE_DISCARD, CORE_ERROR, CORE_FATAL } CoreStatus;
+
+/* The co-simulation states both standards share (FMI 2.0 section 4.2.4, FMI 3.0 section 4.2; FMI 3.0's event
+ * mode is never entered: hasEventMode is false), as bits so that a call lists where it is allowed. */
+enum {
+    CS_INSTANTIATED = 1, /* after Instantiate / Reset */
+    CS_INIT = 2,         /* Initialization Mode */
+    CS_STEP = 4,         /* stepping (also after a discarded step: see docs/fmi-runtime.md) */
+    CS_TERMINATED = 8,
+    CS_ANY = CS_INSTANTIATED | CS_INIT | CS_STEP | CS_TERMINATED
+};
+
+/* Causality and variability values of pythonfmu and pythonfmu3 (their enums.py; pythonfmu has no structural). */
+enum { CC_PARAMETER, CC_CALCULATED_PARAMETER, CC_INPUT, CC_OUTPUT, CC_LOCAL, CC_INDEPENDENT, CC_STRUCTURAL };
+enum { CV_CONSTANT, CV_FIXED, CV_TUNABLE, CV_DISCRETE, CV_CONTINUOUS };
+
+typedef struct {
+    unsigned char type, causality, variability, array; /* array: declared with dimensions (not offered) */
+} CoreVar;
+
+typedef struct Core Core;
+
+/* One standard as the core needs to know it: everything in which FMI 2.0 and FMI 3.0 differ for the core. */
+typedef struct {
+    unsigned magic;             /* the first word of every instance of this standard's runtime */
+    const char *state_names[4]; /* CS_INSTANTIATED, CS_INIT, CS_STEP, CS_TERMINATED, for messages */
+    /* The slave's classes: pythonfmu's base class and package, its variable classes in the order of the
+     * facade's type numbers (a variable of none of them gets type_other), the names of all type numbers. */
+    const char *slave_class, *package;
+    const char *const *variable_classes;
+    int n_variable_classes, type_other, type_string, type_int64, type_enumeration; /* -1: no such type */
+    const char *const *type_names;
+    int causality_max;     /* the highest causality value of the package */
+    int settable_causality; /* bits 1 << CC_*: what a host may set */
+    /* Wording of the messages: the importer, the calls and the names the standard's text uses. */
+    const char *importer, *instantiate_call, *exit_init_call, *terminate_call;
+    const char *null_refs_format; /* "%s: ... %zu ..." (call, nvr) when vr or values is NULL */
+    const char *state_type, *get_state_call, *deserialize_call, *id_name;
+    int passes_cancel_flag; /* the slave gets _fmi_cancel_flag_address (FMI 2.0's fmi2CancelStep) */
+    /* Hands a formatted message to the host's logger (status already filtered by category). */
+    void (*deliver)(const Core *core, CoreStatus status, const char *category, const char *text);
+} CoreStandard;
+
+#define CORE_MAX_CATEGORIES 32
+
+/* The instance record every facade's instance starts with (so a facade's instance is a Core). */
+struct Core {
+    unsigned magic;
+    const CoreStandard *std;
+    char *name, *id, *resources, *module, *class_name; /* id: the GUID (2.0) or instantiation token (3.0) */
+    int state, visible;
+    int logging_on, n_categories; /* n_categories 0: every category */
+    char *categories[CORE_MAX_CATEGORIES];
+    const PyApi *py;
+    PyObject *slave, *log_queue;
+    CoreVar *vars;
+    size_t n_vars;
+    double time;
+    /* A cancel from another thread while a step runs: `cancel` is the int the slave's steppers read between
+     * internal steps (its address is the slave's _fmi_cancel_flag_address), `stepping` says a step runs. */
+    volatile int cancel, stepping;
+    char **strings; /* results of the last string get, valid until the next call */
+    size_t n_strings;
+};
+
+/* One call that moves the state machine: allowed in `allowed`, calls slave.<method>() and goes to `next`. */
+typedef struct {
+    const char *call;
+    int allowed;
+    const char *method;
+    int next;
+} CoreTransition;
+
+/* ---- core_log.c ---- */
+
+/* Logs through the facade's deliver (printf rules); OK-level only when debug logging enables the category. */
+void core_log(const Core *core, CoreStatus status, const char *category, const char *fmt, ...);
+#define CORE_ERR(core, ...) core_log(core, CORE_ERROR, "logStatusError", __VA_ARGS__)
+/* The slave's queued log messages (pythonfmu's log_queue) to the host; GIL held. */
+void core_forward_slave_log(Core *core);
+/* The instance if c is one of `std`'s and `call` is allowed in its state (else logs, NULL). */
+Core *core_checked(const CoreStandard *std, void *c, const char *call, int allowed);
+/* Python entered/left around a slave call; leaving forwards what the slave logged. */
+PyGILState_STATE core_enter(Core *core);
+void core_leave(Core *core, PyGILState_STATE g);
+/* slave.<method>(*args) (args a new reference or NULL, consumed): a new reference, or NULL with the exception
+ * logged as "<call>: Type: message". GIL held. */
+PyObject *core_call_slave(Core *core, const char *call, const char *method, PyObject *args);
+/* Debug logging on/off for the given categories (each one the slave's log_categories knows). */
+CoreStatus core_set_debug_logging(Core *core, const char *call, int logging_on, size_t n, const char *const names[]);
+
+/* ---- core_values.c ---- */
+
+/* The variable table from slave.vars (registration order = value references); GIL held. */
+int core_build_var_table(Core *core);
+void core_free_strings(Core *core);
+/* 1 when every value reference is known, of `type` and scalar, and nValues == nvr; else logs. */
+int core_check_refs(Core *core, const char *call, int type, const unsigned vr[], size_t nvr, const void *values,
+                    size_t nValues);
+/* Item i of the slave's result into out (the facade's C type); 0 on failure (exception pending or logged). */
+typedef int (*CoreFromPy)(Core *core, PyObject *item, void *out, size_t i);
+/* A new Python object for value i of the facade's C array (NULL with an error logged or pending). */
+typedef PyObject *(*CoreToPy)(Core *core, const void *values, size_t i);
+/* The conversions both standards share: a Python number into double out[i] (fmi2Real, fmi3Float64), a Python
+ * object's text into const char *out[i] (fmi2String, fmi3String), kept by the instance until the next string get
+ * (FMI 2.0 section 2.1.7, FMI 3.0 section 2.2.6.1). */
+int core_double_from(Core *core, PyObject *item, void *out, size_t i);
+int core_string_from(Core *core, PyObject *item, void *out, size_t i);
+/* slave.<method>(vrs) into out, after the checks (any state). */
+CoreStatus core_get(Core *core, const char *call, int type, const char *method, const unsigned vr[], size_t nvr,
+                    void *out, size_t nValues, CoreFromPy convert);
+/* slave.<method>(vrs, values) after the checks and the settable rules; all or nothing. */
+CoreStatus core_set(Core *core, const char *call, int type, const char *method, const unsigned vr[], size_t nvr,
+                    const void *values, size_t nValues, CoreToPy convert);
+/* The slave's get_directional_derivative(unknowns, knowns, seed) into out (value references checked before). */
+CoreStatus core_directional_derivative(Core *core, const char *call, const unsigned unknowns[], size_t n_unknowns,
+                                       const unsigned knowns[], size_t n_knowns, const double seed[], double out[]);
+
+/* ---- core_states.c ---- */
+
+CoreStatus core_get_state(Core *core, const char *call, void **state);
+CoreStatus core_set_state(Core *core, const char *call, void *state);
+CoreStatus core_free_state(Core *core, const char *call, void **state);
+CoreStatus core_state_size(Core *core, const char *call, void *state, size_t *size);
+CoreStatus core_serialize_state(Core *core, const char *call, void *state, void *buffer, size_t size);
+CoreStatus core_deserialize_state(Core *core, const char *call, const void *bytes, size_t size, void **state);
+
+/* ---- core_instance.c ---- */
+
+/* A new instance of `size` bytes (the facade's record, a Core first) in state Instantiated; NULL without memory. */
+Core *core_new(const CoreStandard *std, size_t size, const char *name, int visible, int logging_on);
+/* The resources folder from a path or a file: URI (decoded, no trailing '/'); `always_decode`: %xx also in a
+ * plain path (FMI 2.0 passes URIs only). NULL when not one. */
+char *core_resource_dir(const char *where, int always_decode);
+/* The value of attribute `name` (preceded by white space) in the FMU's modelDescription.xml; 1 when found. */
+int core_model_attribute(const char *resources, const char *name, char *out, size_t size);
+/* The text of resources/<name> (NUL-terminated, at most 256 KiB), or NULL. */
+char *core_read_resource(const char *resources, const char *name);
+/* Finds the slave (record or slavemodule.txt), a Python that meets the record, constructs the slave and builds
+ * the variable table. 1 on success, else logged. */
+int core_start(Core *core);
+void core_free(Core *core);
+CoreStatus core_transition(Core *core, const CoreTransition *t);
+/* Checks the experiment, then slave.setup_experiment(start[, stop or None, tolerance or None]) (n_args 1 or 3). */
+CoreStatus core_setup_experiment(Core *core, const char *call, int tolerance_defined, double tolerance,
+                                 double start, int stop_defined, double stop, int n_args);
+/* A new slave replaces the old one (pythonfmu has no reset); when that fails the old one stays. */
+CoreStatus core_reset(Core *core, const char *call);
+/* 1 when the step's arguments are finite and h > 0, else logged (the facade checks them before core_do_step). */
+int core_step_arguments_ok(Core *core, const char *call, double t, double h);
+/* slave.do_step(t, h): its status (a bool, or an object with an FMI `status` and
+ * optionally `terminateSimulation`); *terminate set. Time advances after OK or Warning. */
+CoreStatus core_do_step(Core *core, const char *call, double t, double h, int *terminate);
+
+#endif
