@@ -31,6 +31,7 @@ MAX_LINES = 400
 # package may import it: the package itself follows the floors.
 OLD_PATHS = {
     "fmi.build": "build_fmu, build_all and the FMI build's names, from their homes since issue 22",
+    "fmi.registry": "SPECS, from models.registry since issue 22",
 }
 
 
