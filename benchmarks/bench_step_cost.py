@@ -120,7 +120,7 @@ def main() -> None:
     from fmpy import read_model_description
 
     from crane_models.fmi.build import build_fmu, fmi2_runtime_binary, install_runtime
-    from crane_models.fmi.registry import SPECS
+    from crane_models.models.registry import SPECS
 
     runtime = fmi2_runtime_binary()
     if runtime is None:

@@ -3,7 +3,7 @@ the floor of FMI + Python call cost and of pythonfmu's own per-instance memory. 
 interface it copies (benchmarks/bench_step_cost.py writes copies for the other FMUs)."""
 from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
 
-from crane_models.fmi.registry import SPECS
+from crane_models.models.registry import SPECS
 
 FMU_NAME = "KnuckleBoomCrane"
 

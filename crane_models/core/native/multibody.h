@@ -21,7 +21,7 @@
  *                 point);
  *   stepping.h    stepping.c mbs_integrate, mbs_rosenbrock_integrate (a tree under either stepper).
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
- * as simulation/integrators.py steps the Python models.
+ * as integration/integrators.py steps the Python models.
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
  * FMU host may embed. Arrays are row-major doubles; all sizes come from the model record.
  * The entry points -- the functions Python calls -- are declared in those headers and listed, with their ctypes

@@ -140,7 +140,7 @@ int mbs_interface_wrench(const mbs_model *m, const double *rec, const double *ud
     return 0;
 }
 
-/* The interface inertia A of W = W0 - A a (models/vessel_crane/interface_inertia.py, interface_inertia, is the
+/* The interface inertia A of W = W0 - A a (core/moving_base/interface_inertia.py, interface_inertia, is the
  * specification): A = J^-T (M_pp - M_pf M_ff^-1 M_fp) J^-1, the Schur complement of the free coordinates in M
  * (n x n, row-major; moving-base paper, eq. (43) partitioned) taken from the prescribed base coordinates
  * prescribed[0..5] = [roll, pitch, yaw, x0, y0, z0] to a = [a_P; w'] in the base frame by

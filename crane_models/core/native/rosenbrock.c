@@ -1,6 +1,6 @@
 /* The stiff stepper: a linearly implicit Rosenbrock-W method with error control over a whole communication
  * step, for any right-hand side of y = [q; u; x] and its Jacobian (mbs_rhs, mbs_jac: stepping.c binds a tree's);
- * simulation/rosenbrock.RosenbrockW is the specification: same coefficients, same step-size control, same
+ * integration/rosenbrock.RosenbrockW is the specification: same coefficients, same step-size control, same
  * Jacobian policy. The stepping floor, under the models, above the LU (lu.c). See rosenbrock.h.
  *
  * y = [q; u; x] with q' = u (x: the bristle deflections of a task, or nothing). The Jacobian's q rows are

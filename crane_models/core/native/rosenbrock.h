@@ -6,7 +6,7 @@
 
 #include "steppers.h"
 
-/* A linearly implicit Rosenbrock-W method (simulation/rosenbrock.py is the specification and gives the
+/* A linearly implicit Rosenbrock-W method (integration/rosenbrock.py is the specification and gives the
  * coefficients; Hairer & Wanner IV.7 (7.4)):
  *   (I - h gamma J) k_i = h f(t + c_i h, y + sum_j alpha_ij k_j) + h J sum_j g_ij k_j,
  *   y_1 = y + sum_i b_i k_i,  error estimate sum_i e_i k_i. */

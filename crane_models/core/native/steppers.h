@@ -5,7 +5,7 @@
 #ifndef CRANE_STEPPERS_H
 #define CRANE_STEPPERS_H
 
-/* An embedded explicit Runge-Kutta pair with FSAL (crane_models/simulation/integrators.py is the specification: the
+/* An embedded explicit Runge-Kutta pair with FSAL (crane_models/integration/integrators.py is the specification: the
  * tableau comes from there): stage s at t + c_s h from y + h sum_{j<s} a_sj K_j, the last stage's input is
  * the new solution, and h sum_s e_s K_s estimates the error of order `order`. */
 typedef struct {
