@@ -41,6 +41,17 @@ def build_fmus(tmp_path_factory) -> Path:
     return _BUILT["dir"]
 
 
+def build_knuckle_boom_fmu(tmp_path_factory) -> Path:
+    """The folder of KnuckleBoomCrane.fmu alone, built once per test process (for tests that run only it)."""
+    if "knuckle_boom" not in _BUILT:
+        from crane_models.models.build import build_fmu
+
+        out = tmp_path_factory.mktemp("knuckle_boom_fmu")
+        build_fmu("KnuckleBoomCrane", out)
+        _BUILT["knuckle_boom"] = out
+    return _BUILT["knuckle_boom"]
+
+
 def build_fmi3_fmus(tmp_path_factory) -> Path:
     """Every FMU built once per test process as FMI 3.0, exactly as ``crane-cosim build --fmi 3`` does."""
     if "fmi3" not in _BUILT:

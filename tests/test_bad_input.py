@@ -15,20 +15,15 @@ from pathlib import Path
 import pytest
 
 from crane_models.app.cli import main
+from fmu_helpers import build_knuckle_boom_fmu
 
 ROOT = Path(__file__).resolve().parents[1]
-_BUILT: dict = {}
 
 
 @pytest.fixture(scope="session")
 def fmu_dir(tmp_path_factory) -> Path:
-    if "dir" not in _BUILT:
-        from crane_models.models.build import build_fmu
-
-        out = tmp_path_factory.mktemp("bad_input_fmus")
-        build_fmu("KnuckleBoomCrane", out)
-        _BUILT["dir"] = out
-    return _BUILT["dir"]
+    """KnuckleBoomCrane.fmu built once per test process (the only FMU these tests run)."""
+    return build_knuckle_boom_fmu(tmp_path_factory)
 
 
 @pytest.fixture()

@@ -17,21 +17,15 @@ import pytest
 
 from crane_models.app.cli import main
 from engine_runs import needs_ecospy
+from fmu_helpers import build_knuckle_boom_fmu
 
 ROOT = Path(__file__).resolve().parents[1]
-_BUILT: dict = {}
 
 
 @pytest.fixture(scope="session")
 def fmu_dir(tmp_path_factory) -> Path:
     """KnuckleBoomCrane.fmu built once per test process (the only FMU these tests run)."""
-    if "dir" not in _BUILT:
-        from crane_models.models.build import build_fmu
-
-        out = tmp_path_factory.mktemp("cli_fmus")
-        build_fmu("KnuckleBoomCrane", out)
-        _BUILT["dir"] = out
-    return _BUILT["dir"]
+    return build_knuckle_boom_fmu(tmp_path_factory)
 
 
 def cli(capsys, *args) -> tuple:
