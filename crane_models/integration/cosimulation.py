@@ -301,6 +301,19 @@ class CoSimulation:
         _, aux = self._current()
         return self.model.outputs(self.t, self.x, self.inputs, aux)
 
+    def write_outputs(self, names: tuple, out: np.ndarray) -> None:
+        """The outputs named ``names`` at the current point into ``out`` (float64, one per name, in that order;
+        integer and boolean outputs as their float values): what the FMI adapter publishes into the value table
+        the runtime owns (issue 23). A model with a compiled path may offer ``write_outputs(t, x, inputs, aux,
+        names, out)`` (same contract, no dict); otherwise the outputs come from :meth:`outputs`."""
+        _, aux = self._current()
+        writer = getattr(self.model, "write_outputs", None)
+        if writer is not None:
+            writer(self.t, self.x, self.inputs, aux, names, out)
+            return
+        values = self.model.outputs(self.t, self.x, self.inputs, aux)
+        out[:] = [values[name] for name in names]
+
 
 IMPLICIT_METHODS = ("Radau", "BDF", "LSODA")  # solve_ivp's methods that take a Jacobian
 
