@@ -164,6 +164,27 @@ def case_crafted_k(path: Path, version: int, shape: str) -> dict:
             "message": next((m for m in host.messages if "cached derivative" in m), "")}
 
 
+def case_restored_time(path: Path, version: int) -> dict:
+    """A state saved at 0.03 s, two more steps, the state restored: lastSuccessfulTime (FMI 2.0 asked directly;
+    FMI 3.0 reports it from a doStep, here one with a refused step size), then a step from the restored time; and
+    the wording of a refused state's message (the standard's own call name)."""
+    host = running_host(path, version, steps=3)
+    blob = host.save()
+    for _ in range(2):
+        assert host.step(0.01) == OK
+    load = host.load(blob)
+    direct = host.last_successful_time() if version == 2 else None
+    refused = host.step(-0.01, 0.03)
+    after_refused = host.last_successful_time()
+    host.t = 0.03
+    step = host.step(0.01)
+    state, ident = decode(blob)
+    host.load(encode(with_sim_item(state, 4, np.zeros(1)), ident))
+    return {"load": load, "direct": direct, "refused": refused, "after_refused": after_refused, "step": step,
+            "after_step": host.last_successful_time(),
+            "message": next((m for m in host.messages if "cached derivative" in m), "")}
+
+
 def case_parameter(path: Path, version: int, name: str, value: str) -> dict:
     """A state whose parameters (in force) carry ``name = value`` (a Python literal), e.g. max_step = 1e-300."""
     host = running_host(path, version)
@@ -387,7 +408,8 @@ def _time_of(tree: dict, default: float) -> float:
 
 
 CASES = {"crafted_k": case_crafted_k, "parameter": case_parameter, "overflow": case_overflow,
-         "start_time": case_start_time, "absurd_steps": case_absurd_steps, "fuzz": case_fuzz}
+         "start_time": case_start_time, "absurd_steps": case_absurd_steps, "fuzz": case_fuzz,
+         "restored_time": case_restored_time}
 
 
 def main(argv: list) -> None:

@@ -204,3 +204,18 @@ def test_absurd_communication_points_are_refused(fmu_dirs, name, version):
     for label, case in r.items():
         assert case == {"status": ERROR, "last": 0.01}, (label, case)
     assert then == {"status": OK, "last": 0.02, "t": 0.02}
+
+
+@needs_kernel
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("name", FMUS)
+def test_a_restored_state_brings_its_time(fmu_dirs, name, version):
+    """Saved at 0.03 s, stepped to 0.05 s, restored: the runtime's time is the state's -- lastSuccessfulTime 0.03 s
+    (it said 0.05 s, the step before the restore), a refused step reports 0.03 s, a step from 0.03 s is OK and ends
+    at 0.04 s -- and a refused state's message names the standard's call (FMI 3.0 said fmi2SetFMUstate)."""
+    r = host("restored_time", fmu_dirs[version] / f"{name}.fmu", version)
+    assert r["load"] == OK and r["refused"] == ERROR and r["step"] == OK, r
+    assert r["direct"] == (0.03 if version == 2 else None)
+    assert (r["after_refused"], r["after_step"]) == (0.03, 0.04)
+    call = "fmi3SetFMUState" if version == 3 else "fmi2SetFMUstate"
+    assert call + ": " in r["message"] and ("fmi2" not in r["message"] if version == 3 else True), r["message"]

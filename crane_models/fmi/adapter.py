@@ -70,6 +70,7 @@ class SlaveAdapter:
         api = fmi_api(slave)
         self.slave, self.spec = slave, spec
         self._status = api.Status
+        self._set_state_call = "fmi3SetFMUState" if api.version == 3 else "fmi2SetFMUstate"  # for its messages
         self.values: dict = {}
         self.sim: Optional[CoSimulation] = None
         self.error: Optional[str] = None
@@ -311,13 +312,14 @@ class SlaveAdapter:
         return {"fmu": self.identity(), "values": dict(self.values), "error": self.error,
                 "start_time": self.start_time, "sim": core, "params": self._params_in_force}
 
-    def set_state(self, state: dict) -> None:
+    def set_state(self, state: dict) -> Optional[float]:
         """Restore ``state`` entirely, or -- when it is not a state of this FMU or does not fit the model (every
         part is checked as data first: see :func:`saved_states.state_problem` and ``CoSimulation.state_problem``)
-        -- nothing: the instance keeps its own state and the call fails with the reason."""
+        -- nothing: the instance keeps its own state and the call fails with the reason. Returns the restored
+        time, which the project's runtime takes as its own (lastSuccessfulTime, the next step's start)."""
         problem = self._state_problem(state)
         if problem:
-            return self.fail(f"fmi2SetFMUstate: {problem}; the FMU keeps its current state")
+            return self.fail(f"{self._set_state_call}: {problem}; the FMU keeps its current state")
         sim, params = self.sim, self._params_in_force
         try:
             core = state["sim"]
@@ -336,12 +338,13 @@ class SlaveAdapter:
         except Exception as exc:  # noqa: BLE001 -- a state that does not fit this model
             problem = f"the state cannot be applied ({exc})"
         if problem:
-            return self.fail(f"fmi2SetFMUstate: {problem}; the FMU keeps its current state")
+            return self.fail(f"{self._set_state_call}: {problem}; the FMU keeps its current state")
         self.sim = sim if core is not None else None
         self._params_in_force = params
         self.values = dict(state["values"])
         self.error, self.start_time = state["error"], state["start_time"]
         self._outputs_valid = False
+        return self.sim.t if self.sim is not None else self.start_time
 
     def state_from_bytes(self, data: bytes) -> dict:
         """The state in ``data``; bytes that are not a state of this FMU: fmi2Error under the project's

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +90,20 @@ CoreStatus core_set_state(Core *core, const char *call, void *state)
     SavedState *st = core ? saved_state(core, call, state) : NULL;
     if (!st)
         return CORE_ERROR;
+    const PyApi *py = core->py;
     PyGILState_STATE g = core_enter(core);
     PyObject *r = call_with_value(core, call, "_set_fmu_state", st);
-    core->py->DecRef(r);
+    /* A slave that says which time the restored state has (the adapter returns it; pythonfmu's base class returns
+     * None) sets the instance's time: lastSuccessfulTime and the next step's time check then follow the state,
+     * not the step before the restore. */
+    if (r && r != py->None) {
+        double t = py->Float_AsDouble(r);
+        if (t == -1.0 && py->Err_Occurred())
+            py->Err_Clear();
+        else if (isfinite(t))
+            core->time = t;
+    }
+    py->DecRef(r);
     core_leave(core, g);
     return r ? CORE_OK : CORE_ERROR;
 }

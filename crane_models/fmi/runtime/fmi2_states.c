@@ -12,7 +12,11 @@ FMI2_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
 
 FMI2_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate)
 {
-    return to_fmi2(core_set_state(usable(c, "fmi2SetFMUstate"), "fmi2SetFMUstate", FMUstate));
+    Core *core = usable(c, "fmi2SetFMUstate");
+    fmi2Status status = to_fmi2(core_set_state(core, "fmi2SetFMUstate", FMUstate));
+    if (status == fmi2OK) /* fmi2LastSuccessfulTime: the restored state's time (core_set_state) */
+        ((Instance *)core)->last_successful_time = core->time;
+    return status;
 }
 
 FMI2_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
