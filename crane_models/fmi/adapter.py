@@ -22,7 +22,7 @@ from typing import Optional
 import numpy as np
 
 from ..integration.cosimulation import CoSimulation
-from ..integration.integrators import StepFailure
+from ..integration.integrators import StepCancelled, StepFailure
 from ..integration.step_control import _rounding
 from .builder_api import fmi_api
 from .spec import STEP_BUDGET_PARAMETER, FmuSpec, check_parameters, check_range
@@ -206,6 +206,9 @@ class SlaveAdapter:
         address = getattr(self.slave, "_fmi_cancel_flag_address", 0)
         if address:
             sim.stepper.cancel_flag = ctypes.c_int.from_address(address)
+        # Under the FMI 3.0 runtime with a host that allows early return: (C function, instance) the steppers call
+        # before every internal step; it asks the host's intermediateUpdate and may set that int.
+        sim.stepper.cancel_poll = getattr(self.slave, "_fmi_step_poll", None)
         return sim
 
     def do_step(self, current_time: float, step_size: float) -> bool:
@@ -246,6 +249,8 @@ class SlaveAdapter:
             # or not every step, does not pay for all of them.
             self._outputs_valid = False
             return True
+        except StepCancelled:  # the host asked for it (fmi2CancelStep, FMI 3.0 early return): the runtime reports it
+            return False
         except (StepFailure, ValueError, ArithmeticError) as exc:  # the model or integrator gave up
             self.log_error(f"step from t = {current_time!r} s with h = {step_size!r} s failed: {exc}; "
                            "the state is left at the start of the step")

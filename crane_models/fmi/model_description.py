@@ -80,11 +80,15 @@ def _write_range(typed: ET.Element, v) -> None:
 def complete_fmi3_model_description(xml_text: bytes, runtime: bool) -> bytes:
     """pythonfmu3's model description with what the project's FMI 3.0 runtime offers: any communication step
     size (the adapter steps to each host point; pythonfmu3 0.3.4 writes false there by mistake) and, with the
-    runtime inside, ``fmi3GetDirectionalDerivative`` (fmi/derivatives.py)."""
+    runtime inside, ``fmi3GetDirectionalDerivative`` (fmi/derivatives.py) and the early return an importer may ask
+    for from its intermediateUpdate callback between internal steps (fmi3_step.c: the step then returns at its
+    start)."""
     root = ET.fromstring(xml_text)
     cs = root.find("CoSimulation")
     cs.set("canHandleVariableCommunicationStepSize", "true")
     if runtime:
         cs.set("providesDirectionalDerivatives", "true")
+        for flag in ("providesIntermediateUpdate", "mightReturnEarlyFromDoStep", "canReturnEarlyAfterIntermediateUpdate"):
+            cs.set(flag, "true")
     ET.indent(root)
     return ET.tostring(root, encoding="UTF-8", xml_declaration=True)

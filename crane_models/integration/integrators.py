@@ -61,6 +61,7 @@ class _ExplicitPair:
     step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
     controlled: Optional[int] = field(default=None, repr=False, compare=False)  # see _error_part
     cancel_flag: Optional[object] = field(default=None, repr=False, compare=False)  # see _spend_step
+    cancel_poll: Optional[tuple] = field(default=None, repr=False, compare=False)  # see _spend_step
     _ORDER = 3
 
     def get_state(self):

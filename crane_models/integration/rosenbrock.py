@@ -85,6 +85,7 @@ class RosenbrockW:
     step_budget: Optional[int] = field(default=None, repr=False, compare=False)  # trial steps left (None: no limit)
     controlled: Optional[int] = field(default=None, repr=False, compare=False)  # see _error_part
     cancel_flag: Optional[object] = field(default=None, repr=False, compare=False)  # see _spend_step
+    cancel_poll: Optional[tuple] = field(default=None, repr=False, compare=False)  # see _spend_step
     J: Optional[np.ndarray] = field(default=None, repr=False)
     J_age: int = 0  # accepted steps since J was computed (0: computed at the current point)
     _winv: Optional[np.ndarray] = field(default=None, repr=False)

@@ -2,6 +2,7 @@
 internal steps, the rounding of communication times, and the error norm."""
 from __future__ import annotations
 
+import ctypes
 import math
 from typing import Optional
 
@@ -23,11 +24,25 @@ class StepCancelled(StepFailure):
     internal steps."""
 
 
+_POLL = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double)
+
+
+def _poll(poll: tuple, t: float) -> None:
+    """Call the C poll function ``poll = (address, context)`` at time ``t`` (the GIL released meanwhile: the host's
+    callback may be Python on another interpreter thread)."""
+    address, context = poll
+    _POLL(address)(context, t)
+
+
 def _spend_step(stepper, t: float) -> None:
     """Count one trial step against ``stepper.step_budget`` (None: unbounded), and end the step when its
     ``cancel_flag`` (a ``ctypes.c_int``, or None) is set. Why a budget: a step size that cannot advance ``t``
     (``t + h == t``), a huge communication step or a model driven far outside its design would otherwise keep
-    ``doStep`` busy for hours; with it, the call ends with a message."""
+    ``doStep`` busy for hours; with it, the call ends with a message. ``cancel_poll``, when set, is ``(function
+    address, context)`` of a C ``void f(void *context, double t)`` called first: the host's chance to set the flag
+    from this thread (FMI 3.0's intermediate update asking for an early return); the kernel calls it alike."""
+    if stepper.cancel_poll is not None:
+        _poll(stepper.cancel_poll, t)
     flag = stepper.cancel_flag
     if flag is not None and flag.value:
         raise StepCancelled(f"the step was cancelled at t = {t:.9g} s")

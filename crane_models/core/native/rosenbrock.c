@@ -138,7 +138,7 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
     const double tol_end = mbs_time_rounding(t_end), grow = -1.0 / tab->order;
     while (t_end - t > tol_end) {
         if (st->accepted + st->rejected >= st->max_steps) { code = MBS_OUT_OF_STEPS; break; }
-        if (st->cancel && *st->cancel) { code = MBS_CANCELLED; break; }
+        if (mbs_cancelled(st, t)) { code = MBS_CANCELLED; break; }
         if (!imp->have_J && refresh_jacobian(jac, ctx, size, st, imp, t, y, k1, recs, model_work, jac_work)) {
             code = MBS_NO_JACOBIAN;
             break;

@@ -32,7 +32,7 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
     *final = -1;
     while (t_end - t > tol_end) {
         if (st->accepted + st->rejected >= st->max_steps) { st->t = t; st->h = h; *final = cur; return 2; }
-        if (st->cancel && *st->cancel) { st->t = t; st->h = h; *final = cur; return MBS_CANCELLED; }
+        if (mbs_cancelled(st, t)) { st->t = t; st->h = h; *final = cur; return MBS_CANCELLED; }
         h = fmin(h, st->max_step);
         const int last = mbs_reaches(t, h, t_end);
         const double h_try = last ? t_end - t : h;

@@ -22,7 +22,18 @@ typedef struct {
     double rtol, atol, max_step, min_step, h, t;
     long evaluations, accepted, rejected, max_steps;
     const volatile int *cancel; /* NULL, or a flag another thread may set: checked before every trial step */
+    /* NULL, or called before every trial step with its time, before the flag is read: the host's chance to ask
+     * for a cancel from the stepping thread itself (FMI 3.0's intermediate update with early return). */
+    void (*poll)(void *ctx, double t);
+    void *poll_ctx;
 } mbs_stepper;
+
+/* 1 when the step is to end before the trial step at t: the poll (if any) is asked, then the flag read. */
+static inline int mbs_cancelled(const mbs_stepper *st, double t) {
+    if (st->poll)
+        st->poll(st->poll_ctx, t);
+    return st->cancel && *st->cancel;
+}
 
 /* Return codes of the stepping calls (mbs_integrate, mbs_payload_integrate, mbs_rosenbrock_integrate). */
 enum { MBS_DONE = 0, MBS_STEP_TOO_SMALL = 1, MBS_OUT_OF_STEPS = 2, MBS_EVENT = 3, MBS_CANCELLED = 4,

@@ -68,7 +68,7 @@ class _Tableau(ctypes.Structure):
 class _Stepper(ctypes.Structure):
     _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
         (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected", "max_steps")] + [
-        ("cancel", ctypes.c_void_p)]
+        ("cancel", ctypes.c_void_p), ("poll", ctypes.c_void_p), ("poll_ctx", ctypes.c_void_p)]
 
 
 class NativeTableau:
@@ -144,6 +144,7 @@ class NativeIntegration:
         st.max_steps = _LONG_MAX if budget is None else max(int(budget), 0)
         flag = getattr(stepper, "cancel_flag", None)
         st.cancel = ctypes.addressof(flag) if flag is not None else None
+        st.poll, st.poll_ctx = getattr(stepper, "cancel_poll", None) or (None, None)
         y = np.array(y, dtype=float)
         k = np.array(k1, dtype=float)
         if hasattr(stepper, "tableau"):

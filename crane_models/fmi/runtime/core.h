@@ -75,6 +75,10 @@ struct Core {
     /* A cancel from another thread while a step runs: `cancel` is the int the slave's steppers read between
      * internal steps (its address is the slave's _fmi_cancel_flag_address), `stepping` says a step runs. */
     volatile int cancel, stepping;
+    /* NULL, or what the steppers call before every internal step with its time (from the stepping thread; the
+     * slave gets it as _fmi_step_poll = (address, core)): a facade's way to let its host ask for a cancel there
+     * (FMI 3.0's intermediate update with early return). Set by the facade before core_start. */
+    void (*step_poll)(void *core, double t);
     char **strings; /* results of the last string get, valid until the next call */
     size_t n_strings;
 };

@@ -8,6 +8,7 @@
 #include "platform.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,8 +143,16 @@ static int construct_slave(Core *core, const char *call)
         return 0;
     }
     set_attribute(py, slave, "_fmi_runtime", py->Unicode_FromString("crane-cosim"));
-    if (core->std->passes_cancel_flag) /* the steppers read it between internal steps */
+    if (core->std->passes_cancel_flag || core->step_poll) /* the steppers read it between internal steps */
         set_attribute(py, slave, "_fmi_cancel_flag_address", py->Long_FromVoidPtr((void *)&core->cancel));
+    if (core->step_poll) { /* (function, context) for the steppers' C call between internal steps */
+        PyObject *poll = py->Tuple_New(2);
+        if (poll) {
+            py->Tuple_SetItem(poll, 0, py->Long_FromVoidPtr((void *)(uintptr_t)core->step_poll));
+            py->Tuple_SetItem(poll, 1, py->Long_FromVoidPtr((void *)core));
+        }
+        set_attribute(py, slave, "_fmi_step_poll", poll);
+    }
     PyObject *queue = py->Object_GetAttrString(slave, "log_queue");
     py->Err_Clear();
     py->DecRef(core->slave);

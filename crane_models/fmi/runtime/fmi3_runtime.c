@@ -62,15 +62,17 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
     fmi3IntermediateUpdateCallback intermediateUpdate)
 {
-    (void)earlyReturnAllowed; /* allowed or not, doStep never returns early */
-    (void)requiredIntermediateVariables;
-    (void)intermediateUpdate; /* never called: no intermediate updates */
+    (void)requiredIntermediateVariables; /* none may be asked for: refused below */
     const char *call = "fmi3InstantiateCoSimulation";
     Instance3 *inst = (Instance3 *)core_new(&FMI3_STANDARD, sizeof(Instance3), instanceName, visible, loggingOn);
     if (!inst)
         return NULL;
     inst->env = instanceEnvironment;
     inst->logger = logMessage;
+    if (earlyReturnAllowed && intermediateUpdate) { /* the only use of intermediate updates here: early return */
+        inst->intermediate_update = intermediateUpdate;
+        inst->core.step_poll = fmi3_intermediate_update;
+    }
     if (!instanceName || !*instanceName) {
         ERR3(inst, "%s: instanceName must be a non-empty string", call);
         goto fail;

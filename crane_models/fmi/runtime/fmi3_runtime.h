@@ -18,6 +18,9 @@ typedef struct {
     Core core; /* first: an Instance3 is a Core */
     fmi3InstanceEnvironment env;
     fmi3LogMessageCallback logger; /* may be NULL: FMI 3.0 lets a host log nothing */
+    /* The host's intermediateUpdate when it allowed early return (else NULL): called between internal steps, it
+     * may ask doStep to return early (fmi3_step.c). */
+    fmi3IntermediateUpdateCallback intermediate_update;
 } Instance3;
 
 /* The core's statuses have FMI 3.0's values. */
@@ -32,5 +35,10 @@ extern const CoreStandard FMI3_STANDARD;
 extern const char *const TYPE3_NAMES[];
 /* The instance if c is one of ours and `call` is allowed in its state (else logs, NULL). */
 Instance3 *checked3(fmi3Instance c, const char *call, int allowed);
+
+/* ---- fmi3_step.c ---- */
+
+/* The core's step_poll: asks the host's intermediateUpdate whether to return early (sets the core's cancel). */
+void fmi3_intermediate_update(void *core, double t);
 
 #endif

@@ -7,6 +7,22 @@
 
 #include <stddef.h>
 
+/* Between two internal steps (the core's step_poll, from the stepping thread): the host's intermediateUpdate,
+ * FMI 3.0 section 4.2.4, with no variable to get or set; when it asks for an early return the step ends before
+ * the next internal step. The state goes back to the step's start (the steppers keep no partial step), so
+ * doStep returns early at currentCommunicationPoint -- also when the host named a later earlyReturnTime: the host
+ * may then step to that time exactly. */
+void fmi3_intermediate_update(void *core, double t)
+{
+    Instance3 *inst = core;
+    fmi3Boolean requested = false;
+    fmi3Float64 when = t;
+    fmi3Boolean finished = t > inst->core.time; /* the first call of a step comes before any internal step */
+    inst->intermediate_update(inst->env, t, false, false, finished, true, &requested, &when);
+    if (requested)
+        inst->core.cancel = 1;
+}
+
 FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicationPoint,
                                   fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                                   fmi3Boolean *eventHandlingNeeded, fmi3Boolean *terminateSimulation,
@@ -22,7 +38,8 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
                    "the host's variables (one is NULL)", call);
         return fmi3Error;
     }
-    /* No events, never early: the outputs are set before anything can fail. */
+    /* No events; early only when the host asks (fmi3_intermediate_update): the outputs are set before anything
+     * can fail. */
     *eventHandlingNeeded = false;
     *terminateSimulation = false;
     *earlyReturn = false;
@@ -33,7 +50,12 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
     fmi3Status status = to_fmi3(core_do_step(CORE3(inst), call, currentCommunicationPoint, communicationStepSize,
                                              &terminate));
     /* After OK the step reached its end; after Discard the slave left its state at the step's start, and after
-     * Error (arguments refused: a communication point of 1e308) nothing moved: the FMU's time either way. */
+     * Error (arguments refused: a communication point of 1e308) nothing moved: the FMU's time either way. A step
+     * the host ended through intermediateUpdate is an early return (OK, state and time at the step's start). */
+    if (inst->core.cancel && status != fmi3OK) {
+        *earlyReturn = true;
+        status = fmi3OK;
+    }
     *lastSuccessfulTime = inst->core.time;
     *terminateSimulation = terminate != 0;
     return status;
