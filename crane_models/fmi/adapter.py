@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import operator
 from typing import Optional
 
 import numpy as np
@@ -28,6 +27,7 @@ from .builder_api import fmi_api
 from .spec import STEP_BUDGET_PARAMETER, FmuSpec, check_parameters, check_range
 from .derivatives import directional_derivative
 from .saved_states import decode_or_refuse, identity, install_codecs, state_problem
+from .value_table import ValueTable, all_finite as _all_finite, values_getter as _values_getter
 
 __all__ = ["SlaveAdapter", "FmiCallError", "RUNTIME_MARK"]
 
@@ -36,24 +36,6 @@ RUNTIME_MARK = "crane-cosim"  # value of ``slave._fmi_runtime`` set by the proje
 
 class FmiCallError(RuntimeError):
     """A call with bad arguments or in the wrong state: the runtime answers it with fmi2Error."""
-
-
-def _all_finite(values) -> bool:
-    """True when every value is finite, tested as one sum (the common case); False may also mean that
-    the sum overflowed, so a caller that gets False checks the values one by one."""
-    try:
-        return math.isfinite(math.fsum(values))
-    except (OverflowError, ValueError):  # inf - inf, or finite values beyond 1e308 in sum
-        return False
-
-
-def _values_getter(names: list):
-    """``values -> tuple of values[name] for name in names`` in one call (``operator.itemgetter``, which returns a
-    bare value for a single name)."""
-    if len(names) == 1:
-        name = names[0]
-        return lambda values: (values[name],)
-    return operator.itemgetter(*names) if names else (lambda values: ())
 
 
 def _finite(v) -> bool:
@@ -98,6 +80,7 @@ class SlaveAdapter:
                                   setter=lambda x, n=v.name: self._set(n, x))
                 slave.register_variable(api.kinds[v.kind](v.name, **kwargs))
         self._names = [v.name for v in spec.variables()]
+        self._kinds = [v.kind for v in spec.variables()]
         self._convert = [{"real": float, "integer": int, "boolean": bool}[v.kind] for v in spec.variables()]
         if api.version == 3:  # FMI 3.0 wants exactly one independent variable
             self.values["time"] = 0.0
@@ -105,6 +88,7 @@ class SlaveAdapter:
                                                       description="simulation time", unit="s",
                                                       getter=lambda: self.values["time"]))
             self._names.append("time")
+            self._kinds.append("real")
             self._convert.append(float)
         if api.units_on_variables:
             slave.register_units([api.unit(u) for u in sorted({v.unit for v in spec.variables() if v.unit} | {"s"})])
@@ -128,7 +112,32 @@ class SlaveAdapter:
         slave._fmu_state_from_bytes = self.state_from_bytes  # the project's runtime calls it on the instance
         slave.get_directional_derivative = lambda unknowns, knowns, seed: directional_derivative(
             self, unknowns, knowns, seed)  # fmi2GetDirectionalDerivative (the project's runtime)
+        # The value table the project's runtime offers (fmi/value_table.py): taken, the runtime serves get and set
+        # in C and Python runs once per doStep; not offered (pythonfmu's binary, a Python host), the per-variable
+        # path above.
+        self._table: Optional[ValueTable] = None
+        slave._fmi_attach_value_table = self.attach_value_table
+        slave._fmi_refresh_outputs = self.refresh_outputs
         slave.adapter = self
+
+    # -- the value table ------------------------------------------------------------------------------
+    def attach_value_table(self, real_address: int, int_address: int, n: int) -> bool:
+        """Serve every variable from the runtime's arrays (``n`` values each, by value reference): the current
+        values go into them and they become :attr:`values`. False (the per-variable path stays) when ``n`` is
+        not this slave's number of variables."""
+        if n != len(self._names) or not (real_address and int_address):
+            return False
+        table = ValueTable.at(real_address, int_address, self._names, self._kinds, self._input_names,
+                              [v.name for v in self.spec.outputs])
+        table.assign(self.values)
+        self._table = self.values = table
+        return True
+
+    def refresh_outputs(self) -> None:
+        """The outputs for the current inputs into the table (the runtime calls it at the first get of an output
+        after an input changed); nothing before initialization or after an error."""
+        if self.sim is not None and self.error is None:
+            self._refresh_outputs()
 
     # -- variable access (never raises) -----------------------------------------------------------
     def _set(self, name: str, value) -> None:
@@ -187,7 +196,8 @@ class SlaveAdapter:
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
             self.sim = self._simulation(params, self.start_time)
             self._params_in_force = params
-            self.values["time"] = self.start_time
+            if "time" in self.values:  # FMI 3.0's independent variable (FMI 2.0 has none)
+                self.values["time"] = self.start_time
             self.error = None
             self._refresh_outputs()
         except Exception as exc:  # noqa: BLE001 -- any failure must become an FMI error with its message
@@ -243,7 +253,11 @@ class SlaveAdapter:
             # differs from the FMU's sum of steps by rounding that would otherwise accumulate over hours.
             self.sim.t = float(current_time)
             self.sim.step(float(step_size))
-            self.values["time"] = self.sim.t
+            if "time" in self.values:
+                self.values["time"] = self.sim.t
+            if self._table is not None:  # published now: the host's gets are then served in C, no Python
+                self._refresh_outputs_checked(inputs_in_force=True)
+                return True
             # Outputs (reaction wrenches cost about as much as a model evaluation) are computed when a
             # host first reads one, from the integrator's last stage: a host that reads a few outputs,
             # or not every step, does not pay for all of them.
@@ -264,6 +278,10 @@ class SlaveAdapter:
         """The inputs as a vector, or None after ``report`` (default: log) named a non-finite one."""
         values = self.values
         try:
+            if self._table is not None:
+                vals = self._table.inputs()
+                if _all_finite(vals):
+                    return vals
             vals = self._inputs_of(values)  # one C-level call: a per-name loop costs ~0.15 us an input
             if _all_finite(vals):  # the common case in one test; the loop below names the culprit
                 return np.array(vals, dtype=float)
@@ -281,12 +299,15 @@ class SlaveAdapter:
         with np.errstate(all="ignore"):
             self._refresh_outputs_checked()
 
-    def _refresh_outputs_checked(self) -> None:
+    def _refresh_outputs_checked(self, inputs_in_force: bool = False) -> None:
         try:
-            inputs = self._input_vector()
-            if inputs is None:
-                return
-            self.sim.set_inputs(inputs)
+            if not inputs_in_force:  # (after a step they are)
+                inputs = self._input_vector()
+                if inputs is None:
+                    return
+                self.sim.set_inputs(inputs)
+            if self._table is not None:
+                return self._publish_outputs()
             out = self.sim.outputs()
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"outputs could not be evaluated: {exc}")
@@ -299,6 +320,19 @@ class SlaveAdapter:
                 return
         self.values.update(out)
         self._outputs_valid = True
+
+    def _publish_outputs(self) -> None:
+        """The outputs into the value table, all of them, and ``slave._fmi_outputs_published`` set (the runtime
+        checks both); non-finite ones are not published: the table keeps the last finite values."""
+        buffer = self._table.compute_outputs(self.sim)
+        if not _all_finite(buffer):
+            bad = [n for n, x in zip(self._table.output_names, buffer) if not math.isfinite(x)]
+            if bad:
+                self.log_error(f"outputs {', '.join(bad[:5])} are not finite for the current inputs; "
+                               "the previous output values are kept")
+                return
+        self._table.publish()
+        self.slave._fmi_outputs_published = True
 
     # -- saved FMU states ---------------------------------------------------------------------------
     # A state is plain data (see :mod:`state_format`): the variable values, the error, the start time,
@@ -327,6 +361,8 @@ class SlaveAdapter:
             return self.fail(f"{self._set_state_call}: {problem}; the FMU keeps its current state")
         sim, params = self.sim, self._params_in_force
         try:
+            # converted before anything changes: a value the table cannot hold (an integer beyond 64 bits) is refused
+            values = self._table.converted(state["values"]) if self._table is not None else None
             core = state["sim"]
             if core is not None:
                 if sim is None or state["params"] != params:
@@ -346,7 +382,10 @@ class SlaveAdapter:
             return self.fail(f"{self._set_state_call}: {problem}; the FMU keeps its current state")
         self.sim = sim if core is not None else None
         self._params_in_force = params
-        self.values = dict(state["values"])
+        if self._table is not None:
+            self._table.write(values)
+        else:
+            self.values = dict(state["values"])
         self.error, self.start_time = state["error"], state["start_time"]
         self._outputs_valid = False
         return self.sim.t if self.sim is not None else self.start_time

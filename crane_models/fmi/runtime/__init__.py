@@ -27,7 +27,7 @@ LOADER_SOURCES = PLATFORM_SOURCES + SEARCH_SOURCES + ("pyapi.c",)
 LOADER_HEADERS = ("platform.h", "pysearch.h", "pypaths.h", "pyneeds.h", "pysetup.h", "pyplaces.h", "pyapi.h")
 # The generic FMI core both runtimes share (core.h: the instance, its state machine, the variable table, messages,
 # saved states, the Python calls), then each standard's facade over it, its lifecycle on top.
-CORE_SOURCES = ("core_log.c", "core_values.c", "core_states.c", "core_instance.c")
+CORE_SOURCES = ("core_log.c", "core_table.c", "core_values.c", "core_states.c", "core_instance.c")
 SOURCES = LOADER_SOURCES + CORE_SOURCES + ("fmi2_log.c", "fmi2_values.c", "fmi2_step.c", "fmi2_states.c",
                                            "fmi2_runtime.c")
 HEADERS = LOADER_HEADERS + ("core.h", "fmi2_abi.h", "runtime.h")

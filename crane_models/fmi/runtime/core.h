@@ -9,6 +9,7 @@
 #define CRANE_CORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pyapi.h"
 
@@ -36,6 +37,24 @@ typedef struct {
 
 typedef struct Core Core;
 
+/* How a facade's C type holds a value of the value table (CoreStandard.table_types, by type number): CT_DOUBLE in
+ * the table's doubles, the others in its int64s (booleans as 0 or 1); CT_NONE: not in the table (strings, UInt64,
+ * the types no variable has), always the per-variable path. */
+enum { CT_NONE, CT_DOUBLE, CT_INT32, CT_INT64, CT_BOOL_INT, CT_BOOL_BYTE };
+
+/* The value table the runtime owns (core_table.c): indexed by value reference, offered to the slave at
+ * instantiation and reset. */
+typedef struct {
+    double *reals, *saved_reals; /* saved_*: the outputs before a publishing call, restored when it does not publish */
+    int64_t *ints, *saved_ints;
+    unsigned *outputs; /* the value references of the outputs in the table */
+    size_t n, n_outputs;
+    int stale; /* an input or the state changed since the outputs were published */
+} CoreTable;
+
+/* What a publishing call did with the outputs (core_call_publishing). */
+enum { TABLE_KEPT, TABLE_PUBLISHED, TABLE_FORGOTTEN };
+
 /* One standard as the core needs to know it: everything in which FMI 2.0 and FMI 3.0 differ for the core. */
 typedef struct {
     unsigned magic;             /* the first word of every instance of this standard's runtime */
@@ -46,6 +65,7 @@ typedef struct {
     const char *const *variable_classes;
     int n_variable_classes, type_other, type_string, type_int64, type_enumeration; /* -1: no such type */
     const char *const *type_names;
+    const unsigned char *table_types; /* CT_* by type number: how the facade's C type sits in the value table */
     int causality_max;     /* the highest causality value of the package */
     int settable_causality; /* bits 1 << CC_*: what a host may set */
     /* Wording of the messages: the importer, the calls and the names the standard's text uses. */
@@ -71,6 +91,7 @@ struct Core {
     PyObject *slave, *log_queue;
     CoreVar *vars;
     size_t n_vars;
+    CoreTable *table; /* NULL: the slave serves every value itself (per-variable path) */
     double time;
     /* A cancel from another thread while a step runs: `cancel` is the int the slave's steppers read between
      * internal steps (its address is the slave's _fmi_cancel_flag_address), `stepping` says a step runs. */
@@ -108,6 +129,24 @@ void core_leave(Core *core, PyGILState_STATE g);
 PyObject *core_call_slave(Core *core, const char *call, const char *method, PyObject *args);
 /* Debug logging on/off for the given categories (each one the slave's log_categories knows). */
 CoreStatus core_set_debug_logging(Core *core, const char *call, int logging_on, size_t n, const char *const names[]);
+
+/* ---- core_table.c ---- */
+
+void core_table_free(CoreTable *t);
+/* 1 when variables of this type number live in the value table (of a slave that took one). */
+int core_table_holds(const Core *core, int type);
+/* A new table offered to the slave: the table when it took it, NULL when it has no use for one (*ok 1) or its
+ * _fmi_attach_value_table failed (*ok 0, logged). GIL held. */
+CoreTable *core_table_offer(Core *core, const char *call, int *ok);
+/* The values of checked value references of a type the table holds into the facade's array out. */
+CoreStatus core_table_get(Core *core, const char *call, int type, const unsigned vr[], size_t nvr, void *out);
+/* Checked, settable values into the table; an input makes the published outputs stale. */
+void core_table_set(Core *core, int type, const unsigned vr[], size_t nvr, const void *values);
+/* slave.<method>(*args) (core_call_slave) with the outputs marked before and checked after; *outcome TABLE_*.
+ * Without a table only the call (*outcome TABLE_KEPT). GIL held. */
+PyObject *core_call_publishing(Core *core, const char *call, const char *method, PyObject *args, int *outcome);
+/* Stale outputs among vr[]: slave._fmi_refresh_outputs() publishes them for the current inputs (Python once). */
+CoreStatus core_table_refresh(Core *core, const char *call, const unsigned vr[], size_t nvr);
 
 /* ---- core_values.c ---- */
 

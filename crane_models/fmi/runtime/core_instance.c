@@ -210,6 +210,8 @@ int core_start(Core *core)
     if (!ok)
         CORE_ERR(core, "%s: %s", call, why);
     ok = ok && construct_slave(core, call) && core_build_var_table(core);
+    if (ok)
+        core->table = core_table_offer(core, call, &ok);
     if (!ok && core->slave) {
         core->py->DecRef(core->slave);
         core->py->DecRef(core->log_queue);
@@ -234,6 +236,7 @@ void core_free(Core *core)
     for (int i = 0; i < core->n_categories; ++i)
         free(core->categories[i]);
     free(core->vars);
+    core_table_free(core->table); /* after the slave: nothing reads it any more */
     free(core->name);
     free(core->id);
     free(core->resources);
@@ -250,11 +253,12 @@ CoreStatus core_transition(Core *core, const CoreTransition *t)
 {
     if (!core)
         return CORE_ERROR;
+    int outcome; /* the slave may publish its outputs (it does at the end of initialization) */
     PyGILState_STATE g = core_enter(core);
-    PyObject *r = core_call_slave(core, t->call, t->method, NULL);
+    PyObject *r = core_call_publishing(core, t->call, t->method, NULL, &outcome);
     core->py->DecRef(r);
     core_leave(core, g);
-    if (!r)
+    if (!r || outcome == TABLE_FORGOTTEN)
         return CORE_ERROR;
     core->state = t->next;
     return CORE_OK;
@@ -307,7 +311,12 @@ CoreStatus core_reset(Core *core, const char *call)
     if (old_queue)
         py->IncRef(old_queue);
     int ok = construct_slave(core, call) && core_build_var_table(core);
-    if (!ok && core->slave != old) { /* back to the old slave */
+    CoreTable *table = ok ? core_table_offer(core, call, &ok) : NULL; /* the new slave's own, in its start values */
+    if (ok) {
+        core_table_free(core->table);
+        core->table = table;
+    }
+    if (!ok && core->slave != old) { /* back to the old slave (and its table) */
         py->DecRef(core->slave);
         py->DecRef(core->log_queue);
         core->slave = old;
@@ -372,13 +381,18 @@ CoreStatus core_do_step(Core *core, const char *call, double t, double h, int *t
     PyObject *args = py->Tuple_New(2);
     py->Tuple_SetItem(args, 0, py->Float_FromDouble(t));
     py->Tuple_SetItem(args, 1, py->Float_FromDouble(h));
-    PyObject *r = core_call_slave(core, call, "do_step", args);
+    int outcome; /* a slave with the value table publishes its outputs at the end of the step */
+    PyObject *r = core_call_publishing(core, call, "do_step", args, &outcome);
     CoreStatus status = CORE_ERROR;
     if (r && step_outcome(core, r, &status, terminate) < 0) {
         py->Err_Clear();
         CORE_ERR(core, "%s: slave.do_step returned neither a bool nor an object with an FMI status `status`", call);
         status = CORE_ERROR;
     }
+    if (outcome == TABLE_FORGOTTEN)
+        status = CORE_ERROR;
+    else if (core->table && outcome == TABLE_KEPT && (status == CORE_OK || status == CORE_WARNING))
+        core->table->stale = 1; /* the state moved without its outputs: the next get evaluates them */
     py->DecRef(r);
     core_leave(core, g);
     core->stepping = 0;

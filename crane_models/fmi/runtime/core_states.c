@@ -105,6 +105,8 @@ CoreStatus core_set_state(Core *core, const char *call, void *state)
     }
     py->DecRef(r);
     core_leave(core, g);
+    if (r && core->table) /* the slave put the state's values into the table: its outputs are published anew */
+        core->table->stale = 1;
     return r ? CORE_OK : CORE_ERROR;
 }
 

@@ -2,7 +2,7 @@
  * variables at instantiate, and every get, set and directional derivative checks its value references against it
  * (type, causality, variability, state) before the slave is called, so a wrong call is an error naming the call
  * and the variable, and the slave never sees it. The facades bring the conversions between their C types and
- * Python. Where a value table owned by the runtime would go (issue 23, item 2): docs/fmi-runtime.md. */
+ * Python. Variables of a slave that took the runtime's value table are served from it (core_table.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
 
@@ -209,6 +209,9 @@ CoreStatus core_get(Core *core, const char *call, int type, const char *method, 
         return CORE_ERROR;
     if (nvr == 0)
         return CORE_OK;
+    if (core->table && core_table_holds(core, type))
+        return core_table_refresh(core, call, vr, nvr) == CORE_OK ? core_table_get(core, call, type, vr, nvr, out)
+                                                                  : CORE_ERROR;
     const PyApi *py = core->py;
     if (type == core->std->type_string) {
         core_free_strings(core);
@@ -240,6 +243,10 @@ CoreStatus core_set(Core *core, const char *call, int type, const char *method, 
             return CORE_ERROR; /* nothing set: the call is all or nothing */
     if (nvr == 0)
         return CORE_OK;
+    if (core->table && core_table_holds(core, type)) {
+        core_table_set(core, type, vr, nvr, values);
+        return CORE_OK;
+    }
     const PyApi *py = core->py;
     PyGILState_STATE g = core_enter(core);
     PyObject *list = py->List_New((Py_ssize_t)nvr);

@@ -4,6 +4,8 @@
 #include "runtime.h"
 
 static const char *const KIND_NAMES[] = {"Real", "Integer", "Boolean", "String", "other"};
+/* Where each K_ type sits in the value table: fmi2Real a double, fmi2Integer and fmi2Boolean C ints. */
+static const unsigned char KIND_TABLE_TYPES[] = {CT_DOUBLE, CT_INT32, CT_BOOL_INT, CT_NONE, CT_NONE};
 
 /* The message goes as the format itself, its '%' doubled and no arguments: a host that formats it (as FMI 2.0
  * intends) shows the text, and so does a host that prints the format as it is (several do), instead of a bare
@@ -36,6 +38,7 @@ const CoreStandard FMI2_STANDARD = {
     .type_int64 = -1,
     .type_enumeration = -1,
     .type_names = KIND_NAMES,
+    .table_types = KIND_TABLE_TYPES,
     .causality_max = CC_INDEPENDENT,
     .settable_causality = 1 << CC_PARAMETER | 1 << CC_INPUT,
     .importer = "a master",

@@ -7,6 +7,12 @@ const char *const TYPE3_NAMES[] = {"Float64", "Int32", "Int64", "UInt64", "Boole
                                    "Float32", "Int8", "UInt8", "Int16", "UInt16", "UInt32", "Binary", "Clock",
                                    "other"};
 
+/* Where each T_ type sits in the value table (Enumeration variables are got and set as Int64); UInt64 stays on the
+ * per-variable path (its values beyond 2^63 - 1 are refused there). */
+static const unsigned char TYPE3_TABLE_TYPES[] = {CT_DOUBLE, CT_INT32, CT_INT64, CT_NONE, CT_BOOL_BYTE, CT_NONE,
+                                                  CT_INT64, CT_NONE, CT_NONE, CT_NONE, CT_NONE, CT_NONE, CT_NONE,
+                                                  CT_NONE, CT_NONE, CT_NONE};
+
 /* FMI 3.0's callback takes the formatted message: no format string. */
 static void deliver3(const Core *core, CoreStatus status, const char *category, const char *text)
 {
@@ -27,6 +33,7 @@ const CoreStandard FMI3_STANDARD = {
     .type_int64 = T_INT64,
     .type_enumeration = T_ENUMERATION,
     .type_names = TYPE3_NAMES,
+    .table_types = TYPE3_TABLE_TYPES,
     .causality_max = CC_STRUCTURAL,
     .settable_causality = 1 << CC_PARAMETER | 1 << CC_INPUT | 1 << CC_STRUCTURAL,
     .importer = "an importer",
