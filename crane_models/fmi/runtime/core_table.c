@@ -91,8 +91,11 @@ CoreTable *core_table_offer(Core *core, const char *call, int *ok)
     py->DecRef(r);
     py->DecRef(args);
     py->DecRef(attach);
-    if (taken > 0)
+    if (taken > 0) { /* with debug logging: which path serves the variables */
+        core_log(core, CORE_OK, "logAll", "%s: the slave's %zu variables are in the runtime's value table (%zu "
+                 "outputs), served without Python", call, t->n, t->n_outputs);
         return t;
+    }
     core_table_free(t);
     if (taken < 0) {
         char err[1024];
