@@ -8,7 +8,9 @@ For every FMU the project builds (and KnuckleBoomCrane with its payload on), per
 * the plain C host of the tests (tests/native_host/fmi2_host.c, ``env -i``), doStep only (the host's bench
   command sets and gets nothing), against the same two floors;
 * two KnuckleBoomCrane instances in one fmpy process: N steps of both on one thread (serial) against each on
-  its own thread; throughput ratio = serial time / two-thread time (2.0 would be perfect parallelism).
+  its own thread; throughput ratio = serial time / two-thread time (2.0 would be perfect parallelism);
+* every FMU with the runtime's value table switched off (``CRANE_COSIM_VALUE_TABLE=0``: the per-variable path,
+  every get and set through Python, as before issue 23's item 2), the fmpy loop: "table / per-variable".
 
 Rounds alternate the FMUs (every case once per round, each in a fresh process) so that the machine's load
 falls on all of them alike; the figures are medians over the rounds, printed with /proc/loadavg.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -82,10 +85,16 @@ else:  # threads: two instances, serial then on two threads
 """
 
 
-def fmpy_figure(unzipped: Path, identifier: str, n: int, mode: str = "loop", params: dict | None = None) -> float:
-    """µs per step of the fmpy loop (mode "loop") or the two-thread throughput ratio (mode "threads")."""
+PER_VARIABLE = {"CRANE_COSIM_VALUE_TABLE": "0"}  # the runtime's switch: every slave on the per-variable path
+
+
+def fmpy_figure(unzipped: Path, identifier: str, n: int, mode: str = "loop", params: dict | None = None,
+                env: dict | None = None) -> float:
+    """µs per step of the fmpy loop (mode "loop") or the two-thread throughput ratio (mode "threads"); ``env``:
+    variables added to the process's environment."""
     proc = subprocess.run([sys.executable, "-c", FMPY_LOOP, str(unzipped), identifier, str(n), repr(STEP), mode,
-                           json.dumps(params or {})], capture_output=True, text=True, timeout=1800)
+                           json.dumps(params or {})], capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, **(env or {})})
     try:
         return float(proc.stdout.split()[-1])
     except (IndexError, ValueError):
@@ -141,13 +150,17 @@ def main() -> None:
                 md = read_model_description(str(path))
                 cases[case] = (extract(path, tmp / "x" / case.replace(" ", "_")), md.coSimulation.modelIdentifier,
                                md.guid, n, params, "pf" if case.endswith("pf") else "ours")
+            cases[f"{name} per-variable"] = (*cases[name][:5], "per-variable")
             if name == "KnuckleBoomCrane":
                 cases[f"{name} + payload"] = (*cases[name][:4], PAYLOAD_ON, "ours")
         fmpy, chost, threads, loads = {c: [] for c in cases}, {c: [] for c in cases}, [], []
         for r in range(args.rounds):
             loads.append(load())
             for case, (unzipped, ident, guid, n, params, rt) in cases.items():
-                fmpy[case].append(fmpy_figure(unzipped, ident, n, "loop", params))
+                fmpy[case].append(fmpy_figure(unzipped, ident, n, "loop", params,
+                                              PER_VARIABLE if rt == "per-variable" else None))
+                if rt == "per-variable":  # the C host's bench steps only: no get or set to compare
+                    continue
                 if not params:  # the C host's script sets no parameters: the payload case is fmpy only
                     env = native_env_for_pythonfmu() if rt == "pf" else {"CRANE_COSIM_PYTHON": sys.executable}
                     chost[case].append(c_host_ns(host, unzipped, ident, guid, n, STEP, False, env) / 1e3)
@@ -167,15 +180,18 @@ def report(names, fmpy, chost, threads, loads, rounds) -> None:
     print(f"{'FMU':<36} {'fmpy us':>8} {'/null ours':>10} {'/null pf':>9} {'C host us':>10} {'/null ours':>10} "
           f"{'/null pf':>9}")
     for name in names:
+        floor_ours, floor_pf = med[f"{name} null ours"], med[f"{name} null pf"]
         for case in (name, f"{name} + payload"):
             if case not in med:
                 continue
-            floor_ours, floor_pf = med[f"{name} null ours"], med[f"{name} null pf"]
             line = f"{case:<36} {med[case]:>8.1f} {med[case] / floor_ours:>10.2f} {med[case] / floor_pf:>9.2f}"
             if case in cmed:
                 c_ours, c_pf = cmed[f"{name} null ours"], cmed[f"{name} null pf"]
                 line += f" {cmed[case]:>10.1f} {cmed[case] / c_ours:>10.2f} {cmed[case] / c_pf:>9.2f}"
             print(line)
+        per_variable = med[f"{name} per-variable"]
+        print(f"{'  per-variable path (table off)':<36} {per_variable:>8.1f} {per_variable / floor_ours:>10.2f} "
+              f"{per_variable / floor_pf:>9.2f}   table / per-variable = {med[name] / per_variable:.2f}")
         print(f"{'  do-nothing, this runtime / pythonfmu':<36} {med[f'{name} null ours']:>8.1f} "
               f"{med[f'{name} null ours'] / med[f'{name} null pf']:>10.2f} {'':>9}"
               + (f" {cmed[f'{name} null ours']:>10.1f} {cmed[f'{name} null ours'] / cmed[f'{name} null pf']:>10.2f}"
