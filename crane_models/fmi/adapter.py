@@ -112,9 +112,8 @@ class SlaveAdapter:
         slave._fmu_state_from_bytes = self.state_from_bytes  # the project's runtime calls it on the instance
         slave.get_directional_derivative = lambda unknowns, knowns, seed: directional_derivative(
             self, unknowns, knowns, seed)  # fmi2GetDirectionalDerivative (the project's runtime)
-        # The value table the project's runtime offers (fmi/value_table.py): taken, the runtime serves get and set
-        # in C and Python runs once per doStep; not offered (pythonfmu's binary, a Python host), the per-variable
-        # path above.
+        # The runtime's value table (fmi/value_table.py): get and set served in C, Python once per doStep; not
+        # offered (pythonfmu's binary, a Python host): the per-variable path above.
         self._table: Optional[ValueTable] = None
         slave._fmi_attach_value_table = self.attach_value_table
         slave._fmi_refresh_outputs = self.refresh_outputs
@@ -122,9 +121,8 @@ class SlaveAdapter:
 
     # -- the value table ------------------------------------------------------------------------------
     def attach_value_table(self, real_address: int, int_address: int, n: int) -> bool:
-        """Serve every variable from the runtime's arrays (``n`` values each, by value reference): the current
-        values go into them and they become :attr:`values`. False (the per-variable path stays) when ``n`` is
-        not this slave's number of variables."""
+        """Serve every variable from the runtime's arrays (``n`` values each, by value reference), which get the
+        current values and become :attr:`values`; False (per-variable path) when ``n`` is not the slave's count."""
         if n != len(self._names) or not (real_address and int_address):
             return False
         table = ValueTable.at(real_address, int_address, self._names, self._kinds, self._input_names,
@@ -134,8 +132,8 @@ class SlaveAdapter:
         return True
 
     def refresh_outputs(self) -> None:
-        """The outputs for the current inputs into the table (the runtime calls it at the first get of an output
-        after an input changed); nothing before initialization or after an error."""
+        """The outputs for the current inputs into the table (the runtime's first get of an output after an input
+        changed); nothing before initialization or after an error."""
         if self.sim is not None and self.error is None:
             self._refresh_outputs()
 
@@ -300,39 +298,35 @@ class SlaveAdapter:
             self._refresh_outputs_checked()
 
     def _refresh_outputs_checked(self, inputs_in_force: bool = False) -> None:
+        """The outputs for the current inputs into the values -- with the runtime's table: published, and
+        ``slave._fmi_outputs_published`` set, both of which the runtime checks -- or, one not finite, kept."""
+        table = self._table
         try:
             if not inputs_in_force:  # (after a step they are)
                 inputs = self._input_vector()
                 if inputs is None:
                     return
                 self.sim.set_inputs(inputs)
-            if self._table is not None:
-                return self._publish_outputs()
-            out = self.sim.outputs()
+            if table is not None:
+                names, values = table.output_names, table.compute_outputs(self.sim)
+            else:
+                out = self.sim.outputs()
+                names, values = out.keys(), out.values()
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"outputs could not be evaluated: {exc}")
             return
-        if not _all_finite(out.values()):
-            bad = [n for n, v in out.items() if not math.isfinite(v)]
+        if not _all_finite(values):
+            bad = [n for n, v in zip(names, values) if not math.isfinite(v)]
             if bad:
                 self.log_error(f"outputs {', '.join(bad[:5])} are not finite for the current inputs; "
                                "the previous output values are kept")
                 return
-        self.values.update(out)
-        self._outputs_valid = True
-
-    def _publish_outputs(self) -> None:
-        """The outputs into the value table, all of them, and ``slave._fmi_outputs_published`` set (the runtime
-        checks both); non-finite ones are not published: the table keeps the last finite values."""
-        buffer = self._table.compute_outputs(self.sim)
-        if not _all_finite(buffer):
-            bad = [n for n, x in zip(self._table.output_names, buffer) if not math.isfinite(x)]
-            if bad:
-                self.log_error(f"outputs {', '.join(bad[:5])} are not finite for the current inputs; "
-                               "the previous output values are kept")
-                return
-        self._table.publish()
-        self.slave._fmi_outputs_published = True
+        if table is not None:
+            table.publish()
+            self.slave._fmi_outputs_published = True
+        else:
+            self.values.update(out)
+            self._outputs_valid = True
 
     # -- saved FMU states ---------------------------------------------------------------------------
     # A state is plain data (see :mod:`state_format`): the variable values, the error, the start time,
@@ -362,7 +356,7 @@ class SlaveAdapter:
         sim, params = self.sim, self._params_in_force
         try:
             # converted before anything changes: a value the table cannot hold (an integer beyond 64 bits) is refused
-            values = self._table.converted(state["values"]) if self._table is not None else None
+            values = self._table.converted(state["values"]) if self._table is not None else dict(state["values"])
             core = state["sim"]
             if core is not None:
                 if sim is None or state["params"] != params:
@@ -385,7 +379,7 @@ class SlaveAdapter:
         if self._table is not None:
             self._table.write(values)
         else:
-            self.values = dict(state["values"])
+            self.values = values
         self.error, self.start_time = state["error"], state["start_time"]
         self._outputs_valid = False
         return self.sim.t if self.sim is not None else self.start_time
