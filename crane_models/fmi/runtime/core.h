@@ -147,6 +147,9 @@ void core_table_set(Core *core, int type, const unsigned vr[], size_t nvr, const
 PyObject *core_call_publishing(Core *core, const char *call, const char *method, PyObject *args, int *outcome);
 /* Stale outputs among vr[]: slave._fmi_refresh_outputs() publishes them for the current inputs (Python once). */
 CoreStatus core_table_refresh(Core *core, const char *call, const unsigned vr[], size_t nvr);
+/* The step's status after its publishing call's outcome: Error when an output was forgotten; a step that moved
+ * without publishing leaves the outputs stale. */
+CoreStatus core_table_after_step(Core *core, int outcome, CoreStatus status);
 
 /* ---- core_values.c ---- */
 

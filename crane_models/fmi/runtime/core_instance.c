@@ -389,10 +389,7 @@ CoreStatus core_do_step(Core *core, const char *call, double t, double h, int *t
         CORE_ERR(core, "%s: slave.do_step returned neither a bool nor an object with an FMI status `status`", call);
         status = CORE_ERROR;
     }
-    if (outcome == TABLE_FORGOTTEN)
-        status = CORE_ERROR;
-    else if (core->table && outcome == TABLE_KEPT && (status == CORE_OK || status == CORE_WARNING))
-        core->table->stale = 1; /* the state moved without its outputs: the next get evaluates them */
+    status = core_table_after_step(core, outcome, status);
     py->DecRef(r);
     core_leave(core, g);
     core->stepping = 0;

@@ -260,3 +260,12 @@ CoreStatus core_table_refresh(Core *core, const char *call, const unsigned vr[],
     /* outputs that cannot be evaluated for the new inputs keep their last values (the slave logged why) */
     return r && outcome != TABLE_FORGOTTEN ? CORE_OK : CORE_ERROR;
 }
+
+CoreStatus core_table_after_step(Core *core, int outcome, CoreStatus status)
+{
+    if (outcome == TABLE_FORGOTTEN)
+        return CORE_ERROR;
+    if (core->table && outcome == TABLE_KEPT && (status == CORE_OK || status == CORE_WARNING))
+        core->table->stale = 1; /* the state moved without its outputs: the next get evaluates them */
+    return status;
+}
