@@ -171,8 +171,9 @@ def test_every_variable_through_the_table_equals_the_per_variable_path(built, na
         s.fmu.freeInstance()
 
 
-# A KnuckleBoomCrane slave that publishes its outputs but forgets one from the first step on (its table's list of
-# the Real slots it writes lacks the first output); run in its own process, where its module is the FMU's.
+# A KnuckleBoomCrane slave that from the first step on either publishes its outputs but forgets one (argv[4]
+# "forget": its table's list of the Real slots it writes lacks the first output) or computes the first one as NaN
+# ("nan": the adapter then keeps the last values); run in its own process, where its module is the FMU's.
 FORGETFUL = r"""
 import json, sys
 import numpy as np
@@ -187,7 +188,12 @@ adapters = []
 def forgetful_attach(self, *args):
     taken = attach(self, *args)
     adapters.append(self)
-    table, publish = self._table, self._table.publish
+    table, publish, compute = self._table, self._table.publish, self._table.compute_outputs
+    def compute_with_nan(sim):
+        out = compute(sim)
+        if sim.t > 0:
+            out[0] = float("nan")
+        return out
     def publish_but_one():
         if self.sim.t > 0:  # from the first step on
             real_vrs, real_at, int_vrs, int_at = table._publish_index
@@ -195,7 +201,10 @@ def forgetful_attach(self, *args):
             table.integers[int_vrs] = table._outputs[int_at]
             return
         publish()
-    table.publish = publish_but_one
+    if sys.argv[4] == "forget":
+        table.publish = publish_but_one
+    else:
+        table.compute_outputs = compute_with_nan
     return taken
 slave_module.SlaveAdapter.attach_value_table = forgetful_attach
 md = read_model_description(sys.argv[1] + "/modelDescription.xml")
@@ -227,21 +236,36 @@ print(json.dumps({"before": before, "after_step": after_step, "after_refresh": i
 """
 
 
-def test_an_output_computed_but_not_published_is_caught(built, tmp_path):
+def faulty_slave_run(built, tmp_path, mode: str) -> tuple:
+    """FORGETFUL in ``mode``: its printout and the first two Real outputs' names."""
     from fmpy import extract
 
     unzipped = extract(str(built[2] / "KnuckleBoomCrane.fmu"), str(tmp_path / "kbc"))
     outputs = [v.name for v in SPECS["KnuckleBoomCrane"]().outputs if v.kind == "real"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent), str(HERE)])}
-    proc = subprocess.run([sys.executable, "-c", FORGETFUL, unzipped, outputs[0], outputs[1]], capture_output=True,
-                          text=True, timeout=300, env=env)
+    proc = subprocess.run([sys.executable, "-c", FORGETFUL, unzipped, outputs[0], outputs[1], mode],
+                          capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.splitlines()[-1])
+    return json.loads(proc.stdout.splitlines()[-1]), outputs
+
+
+def test_an_output_computed_but_not_published_is_caught(built, tmp_path):
+    out, outputs = faulty_slave_run(built, tmp_path, "forget")
     assert out["step"] == 3 and out["refresh"] == 3  # fmi2Error, both times
     forgot = [m for st, m in out["messages"] if st == 3 and "did not publish output" in m]
     assert len(forgot) == 2 and all(f"output {outputs[0]} " in m for m in forgot), out["messages"]
     assert forgot[0].startswith("fmi2DoStep:") and forgot[1].startswith("fmi2GetReal:")
     # the outputs keep their last published values (the initialization's), the forgotten one and the others
+    assert out["after_step"] == out["before"] == out["after_refresh"] and all(np.isfinite(out["before"]))
+
+
+def test_outputs_that_cannot_be_evaluated_keep_their_last_values_and_are_tried_again(built, tmp_path):
+    """A step that moves the state but cannot publish (an output not finite): OK, the outputs keep their last
+    values, and they are stale -- the next get of an output asks the slave again, which says so again."""
+    out, outputs = faulty_slave_run(built, tmp_path, "nan")
+    assert out["step"] == 0 and out["refresh"] == 0
+    kept = [m for st, m in out["messages"] if st == 3 and f"outputs {outputs[0]} are not finite" in m]
+    assert len(kept) == 2, out["messages"]  # at the step, and at the get after it
     assert out["after_step"] == out["before"] == out["after_refresh"] and all(np.isfinite(out["before"]))
 
 
