@@ -224,8 +224,8 @@ def status_of(call, *args):
     except FMICallException as exc:
         return exc.status, None
 
-before = s.getReal([vr[first], vr[second]])
 s.setReal([vr["king_torque"]], [1e5])
+before = s.getReal([vr[first], vr[second]])  # published for that input: nothing stale before the step
 step, _ = status_of(s.doStep, 0.0, 0.01)
 in_table = lambda: [float(adapters[0]._table.reals[vr[n]]) for n in (first, second)]  # the runtime's memory
 after_step = in_table()
