@@ -167,6 +167,10 @@ def test_every_variable_through_the_table_equals_the_per_variable_path(built, na
         s.fmu.terminate()
     same("terminated", close=outputs)
     assert pair[0].errors()[-2:] == pair[1].errors()[-2:] and len(pair[0].errors()) == 2
+    for s in pair:  # a new slave, and a new table in its start values
+        s.fmu.reset()
+    assert pair[0].messages[-1][1].endswith("served without Python"), pair[0].messages[-3:]
+    same("reset")
     for s in pair:
         s.fmu.freeInstance()
 
