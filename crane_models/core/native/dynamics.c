@@ -83,6 +83,39 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     return mbs_solve_spd(n, 1, L, rhs, udot) ? -1 : 0;
 }
 
+/* New inputs at the same evaluation (state_derivative.StateDerivative.with_new_inputs is the specification): the
+ * efforts are affine in the inputs, so efforts += B (new - old) and udot += M^-1 B (new - old) are exact; the
+ * record rec of mbs_derivative is changed in place (the caller copies it first when the old one must stay).
+ * work: n * n + 2 * n doubles. Returns 0, -1 when M is not positive definite (rec unchanged) or -2 for a law
+ * with prescribed coordinates (their udot is an input, not a solve: the caller evaluates anew). */
+int mbs_update_inputs(const mbs_model *m, const mbs_effort_law *law, const double *old_inputs,
+                      const double *new_inputs, double *rec, double *work) {
+    const int n = m->n, n_in = law->n_in;
+    if (law->prescribed) return -2;
+    const mbs_out o = layout_of(m, rec + record_head(m));
+    double *d_eff = work, *d_udot = work + n, *L = work + 2 * n;
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < n_in; j++) s += law->input_gain[i * n_in + j] * (new_inputs[j] - old_inputs[j]);
+        d_eff[i] = s;
+    }
+    if (m->invert && o.Minv[0] == o.Minv[0]) {
+        for (int i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += o.Minv[i * n + j] * d_eff[j];
+            d_udot[i] = s;
+        }
+    } else {
+        memcpy(L, o.M, sizeof(double) * n * n);
+        if (mbs_solve_spd(n, 1, L, d_eff, d_udot)) return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        rec[2 * n + i] += d_udot[i];
+        rec[3 * n + i] += d_eff[i];
+    }
+    return 0;
+}
+
 /* Inertial wrenches W_in = [m (v' + w x v); I w' + w x I w] of eqs. (47)-(48) at each COG, body
  * coordinates, with t' = P u' + Pdot u (27); rec is the record filled by mbs_evaluate. out: (nb, 6). */
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out) {

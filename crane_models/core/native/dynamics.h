@@ -29,6 +29,9 @@ void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const do
                      const double *mgz, double *eff);
 int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, double *rec, double *work);
 
+int mbs_update_inputs(const mbs_model *m, const mbs_effort_law *law, const double *old_inputs,
+                      const double *new_inputs, double *rec, double *work);
+
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out);
 
 #endif

@@ -1,0 +1,97 @@
+"""Every output of a crane from one evaluation in one kernel call (``mbs_crane_outputs``), written straight into the
+caller's output table through an index map prepared once per list of output names. The Python outputs of the
+models (``KnuckleBoomModel.crane_outputs``) are the specification; tests/test_kernel_outputs.py compares."""
+from __future__ import annotations
+
+import ctypes
+from typing import Sequence
+
+import numpy as np
+
+from .system import NativeEffortLaw, NativeSystem, _address, library
+from .wrenches import NativeReactions
+
+__all__ = ["NativeCraneOutputs", "OutputPlan"]
+
+
+class _CraneOutputs(ctypes.Structure):
+    """``mbs_crane_outputs_model`` of crane_outputs.h."""
+    _fields_ = ([("reactions", ctypes.c_void_p), ("law", ctypes.c_void_p)]
+                + [(name, ctypes.c_int) for name in ("n_angles", "tip_body", "n_act", "n_entries", "n_rows")]
+                + [("angle_body", ctypes.c_void_p), ("tip", ctypes.c_double * 3)]
+                + [(name, ctypes.c_void_p) for name in ("act_entry", "act_coord", "act_sign", "row_body",
+                                                       "row_in_frame0")])
+
+
+class OutputPlan:
+    """The outputs ``names`` as indices into the kernel's values (:class:`NativeCraneOutputs`), with the values
+    buffer whose tail holds the constant outputs (filled once)."""
+
+    def __init__(self, names: tuple, index: np.ndarray, values: np.ndarray) -> None:
+        self.names, self.index, self.values = names, index, values
+        self.index_pointer, self.values_pointer = index.ctypes.data, values.ctypes.data
+
+
+class NativeCraneOutputs:
+    """The kernel's record of what a crane outputs (``mbs_crane_outputs_model``) and the call that writes them.
+
+    ``value_names``: the name of each value the kernel computes, in its order (crane_outputs.h): the state, the
+    joint angles of ``angle_bodies``, the tip (3), the joint reactions of ``rows`` (``(body, in_frame0)``, six
+    each), the support forces of each cylinder's barrel and piston (3 each), the efforts of the ``n_act`` first
+    coordinates without their end stops, the end-stop forces and whether one is active; a name may be None (a value
+    no output shows). ``actuators``: ``(flat entry of the (nb, 6) applied wrenches, coordinate, sign)``."""
+
+    def __init__(self, native: NativeSystem, reactions: NativeReactions, law: NativeEffortLaw,
+                 value_names: Sequence, angle_bodies: Sequence[int], tip_body: int, tip, n_act: int,
+                 actuators: Sequence[tuple], rows: Sequence[tuple]) -> None:
+        lib = library()
+        self._native, self._keep = native, [reactions, law]
+        arrays = [np.ascontiguousarray(a, dtype=dt) for a, dt in (
+            (list(angle_bodies) or [0], np.intc), ([a[0] for a in actuators], np.intc),
+            ([a[1] for a in actuators], np.intc), ([a[2] for a in actuators], float), ([r[0] for r in rows], np.intc),
+            ([int(bool(r[1])) for r in rows], np.intc))]
+        self._keep += arrays
+        self._struct = _CraneOutputs(reactions._model_ptr, law.pointer, len(angle_bodies), int(tip_body), int(n_act),
+                                     len(actuators), len(rows), arrays[0].ctypes.data,
+                                     (ctypes.c_double * 3)(*map(float, tip)), *(a.ctypes.data for a in arrays[1:]))
+        self._ptr = ctypes.addressof(self._struct)
+        self.size = lib.mbs_crane_values_size(native._model_ptr, self._ptr)
+        if self.size != len(value_names):
+            raise ValueError(f"the kernel computes {self.size} crane values, {len(value_names)} are named")
+        self._position = {name: i for i, name in enumerate(value_names) if name is not None}
+        nb, ncyl, n_items = native.nb, reactions.ncyl, reactions._model.n_items
+        self._work = np.empty(6 * n_items + 24 * nb + 12 * ncyl)
+        self._fn = lib.mbs_crane_outputs
+        self._head = (native._model_ptr, self._ptr)
+        self._work_ptr = self._work.ctypes.data
+        self._out, self._out_ptr = None, 0
+
+    def plan(self, names: Sequence[str], constants: dict | None = None) -> OutputPlan:
+        """The index map of ``names``: each a value of the kernel's or one of ``constants`` (name: number); a
+        name that is neither raises KeyError naming it."""
+        constants = constants or {}
+        extra = [name for name in dict.fromkeys(names) if name not in self._position]
+        unknown = [name for name in extra if name not in constants]
+        if unknown:
+            raise KeyError(f"no output named {', '.join(map(repr, unknown))}")
+        position = dict(self._position)
+        position.update((name, self.size + i) for i, name in enumerate(extra))
+        values = np.zeros(self.size + len(extra))
+        values[self.size:] = [float(constants[name]) for name in extra]
+        return OutputPlan(tuple(names), np.array([position[name] for name in names] or [0], dtype=np.intc), values)
+
+    def write(self, plan: OutputPlan, x: np.ndarray, record: np.ndarray, out: np.ndarray,
+              udot: np.ndarray | None = None, extra: np.ndarray | None = None) -> None:
+        """The outputs of ``plan`` at the state ``x`` with the evaluation ``record`` there (``udot``: its
+        accelerations, None: the record's; ``extra``: further applied wrenches (nb, 6)) into ``out`` (float64, one
+        per name)."""
+        if out is not self._out:  # the caller's table, checked once: the kernel writes len(names) doubles there
+            if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous
+                    and out.flags.writeable and out.size == len(plan.names)):
+                raise ValueError(f"out must be a writable contiguous float64 array of {len(plan.names)} values")
+            self._out, self._out_ptr = out, _address(out) if out.size else 0
+        elif out.size != len(plan.names):
+            raise ValueError(f"out has {out.size} values for {len(plan.names)} outputs")
+        self._fn(*self._head, _address(x), _address(record), None if udot is None else _address(udot),
+                 None if extra is None else _address(extra), plan.values_pointer, plan.index_pointer, len(plan.names),
+                 self._out_ptr, self._work_ptr)
