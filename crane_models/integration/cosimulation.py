@@ -80,6 +80,12 @@ class CoSimulation:
         self.stepper.cancel_flag = self._cancel
         self.max_internal_steps = None if max_internal_steps is None else int(max_internal_steps)
         self._impose = getattr(model, "impose_inputs", None)
+        # The optional hooks a step asks for, looked up once (a model wrapper's __getattr__ makes a failed look-up
+        # cost more than the rest of a step's bookkeeping); ``compiled`` stays a per-step look-up (tests swap it).
+        self._restart = getattr(model, "restart_step_integrals", None)
+        self._has_switch_times = hasattr(model, "switch_times")
+        self._has_events = hasattr(model, "event_indicators")
+        self._update = getattr(model, "update_inputs", None)
         if self._impose is not None:
             self.x = self._impose(self.x, self.inputs)
         model.check_state(self.x)
@@ -87,11 +93,12 @@ class CoSimulation:
 
     def set_inputs(self, inputs: np.ndarray) -> None:
         inputs = np.asarray(inputs, dtype=float)
-        if not np.array_equal(inputs, self.inputs):
+        if inputs.shape != self.inputs.shape or inputs.tolist() != self.inputs.tolist():  # np.array_equal, cheaper
             # Updated incrementally only from a finite derivative: one from an overflowed input (1e308 N m) would
-            # stay poisoned (inf - inf) after the input is put back; it is evaluated afresh instead.
-            if self._aux is not None and hasattr(self.model, "update_inputs") and np.isfinite(self._k).all():
-                self._k, self._aux = self.model.update_inputs(self.x, self._aux, self.inputs, inputs)
+            # stay poisoned (inf - inf) after the input is put back; it is evaluated afresh instead (k·k is finite
+            # only when every k is; beyond 1e154 it is not either, and the evaluation afresh is as right).
+            if self._aux is not None and self._update is not None and math.isfinite(self._k @ self._k):
+                self._k, self._aux = self._update(self.x, self._aux, self.inputs, inputs)
             else:
                 self._k = self._aux = None
             self.inputs = inputs.copy()
@@ -107,9 +114,8 @@ class CoSimulation:
     def _restart_step_integrals(self) -> None:
         """Quadrature states that measure one communication step (a model's step-mean outputs) start each
         step at zero; a change drops the cache."""
-        restart = getattr(self.model, "restart_step_integrals", None)
-        if restart is not None:
-            x = restart(self.x)
+        if self._restart is not None:
+            x = self._restart(self.x)
             if x is not self.x:
                 self.x, self._k, self._aux = x, None, None
 
@@ -164,7 +170,7 @@ class CoSimulation:
         # * a switch inside the step: integrate to four ulp before it (the last stage of a step sits at its
         #   end and must still see the left value; four ulp of time are below anything a model resolves) and
         #   restart from the value after it; a switch within rounding of t_end ends the step there.
-        for ts in getattr(self.model, "switch_times", ()):
+        for ts in (self.model.switch_times if self._has_switch_times else ()):
             if t < ts <= t + _rounding(t):  # a start rounded just before a switch: start at it, after it
                 t = ts
                 k, aux = self._f(ts, x)
@@ -182,7 +188,7 @@ class CoSimulation:
     def _advance(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
         """The stepper from ``t`` to ``t_end`` (no switching time in between), stopping at the model's state
         events (:meth:`_advance_to_events`)."""
-        if not hasattr(self.model, "event_indicators"):
+        if not self._has_events:
             return self._integrate(t, x, t_end, k, aux)
         return self._advance_to_events(t, x, t_end, k, aux)
 
