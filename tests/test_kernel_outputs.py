@@ -1,0 +1,140 @@
+"""The step in the kernel (issue 23, item 3) against the numpy specification, to 1e-12.
+
+A KnuckleBoomCrane FMU's model (payload off: the crane behind the payload wrapper, as the FMU builds it) runs with
+moving set-points and input efforts, a saved state restored half-way, and -- in the second case -- a cylinder driven
+into its end stop. At every communication point the kernel's three parts are checked against a twin of the model with
+the kernel switched off (numpy kinematics, reactions and dynamics: ``core/kane.py``, ``core/reactions.py``):
+
+* the input update (``mbs_update_inputs``: the same evaluation for new inputs, ``x'`` and the efforts, which the outputs
+  read before the next step) against a fresh numpy evaluation at the new inputs -- exact in exact arithmetic, since
+  the efforts are affine in the inputs;
+* the step (``mbs_integrate`` with the integration's own buffers and pre-made arguments) against the Python stepper
+  on the numpy derivative over the same step from the same state and step size (no accumulation over the run);
+* every output written by ``write_outputs`` (``mbs_crane_outputs``, one call into the table) against the numpy
+  model's ``outputs`` dict at the same state and inputs.
+
+Tolerance 1e-12 of each quantity's scale over the run -- for a state component its largest magnitude, for an output
+the largest magnitude any output of its unit takes (a joint's moment about its own axis is zero up to rounding of the
+other moments; an output that is zero throughout must be exactly zero): both sides do the same arithmetic in another order, ~1e-16 per operation, and the
+largest cancellation -- the weight of the booms against the controller's gravity compensation and the joint
+reactions' sums of ~1e6 N -- leaves ~1e-14 of the scale (measured ~1e-15); 1e-12 catches any wrong term.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from crane_models.core import native
+from crane_models.integration.cosimulation import CoSimulation
+from crane_models.integration.integrators import make_stepper
+from crane_models.models.registry import SPECS
+from fmu_helpers import NO_KERNEL
+
+pytestmark = pytest.mark.skipif(native.library() is None, reason=NO_KERNEL)
+
+STEP = 0.01  # s, the FMU's communication step
+STEPS = 60
+SAVE_AT, RESTORE_AT = 20, 40  # a state saved at step 20 is restored after step 40: steps 20-40 run again
+TOLERANCE = 1e-12
+
+
+def _inputs(spec, k: int, push_stop: bool) -> np.ndarray:
+    """Moving set-points (a slew and both cylinders) and input efforts, changing at every communication point; with
+    ``push_stop`` the set-point of cylinder 3 lies beyond its stroke limit."""
+    start = {v.name: float(v.start) for v in spec.inputs}
+    t = k * STEP
+    u = dict(start, king_torque=2e4 * math.sin(3.0 * t), cylinder2_force=5e4 * math.cos(2.0 * t),
+             cylinder3_force=-3e4 * math.sin(5.0 * t), q1_ref=start["q1_ref"] + 0.3 * math.sin(1.5 * t),
+             q2_ref=start["q2_ref"] + 0.1 * math.sin(2.0 * t), q3_ref=start["q3_ref"] - 0.1 * math.sin(2.5 * t))
+    if push_stop:  # the set-point beyond the stroke limit of 1.7 m, the input force pushing outwards too
+        u.update(q3_ref=1.75, cylinder3_force=5e4 + 3e4 * math.sin(5.0 * t))
+    return np.array([u[v.name] for v in spec.inputs])
+
+
+def _run(push_stop: bool) -> dict:
+    """The kernel model's run; per communication point the kernel's and numpy's input update, step and outputs."""
+    spec = SPECS["KnuckleBoomCrane"]()
+    values = {v.name: v.start for v in spec.parameters}
+    if push_stop:
+        values.update(q3_0=1.69, u3_0=0.05)
+    model, x0, options = spec.build(values)
+    twin = spec.build(values)[0]
+    twin.crane.system.native = None  # numpy kinematics: the reactions and the outputs follow (no kernel record)
+    assert model.crane.system.native is not None and model.compiled(0.0, np.zeros(7)) is not None
+    sim = CoSimulation(model, x0, inputs=_inputs(spec, 0, push_stop), **options)
+    names = tuple(v.name for v in spec.outputs)
+    table = np.empty(len(names))
+    rows = {"update": [], "step": [], "outputs": [], "active": []}
+    sim.write_outputs(names, table)  # as the adapter at initialization: the evaluation the first update starts from
+    saved = None
+    k = 0
+    for count in range(STEPS):
+        if count == SAVE_AT:
+            saved = sim.get_state()
+        if count == RESTORE_AT:
+            sim.set_state(saved)
+            k = SAVE_AT + 100  # other inputs than the first time
+        u = _inputs(spec, k, push_stop)
+        sim.set_inputs(u)  # from the cached evaluation (sim._k is None if it evaluated afresh: the test then fails)
+        fresh, kin = twin.derivative(sim.t, sim.x, u)
+        rows["update"].append((np.concatenate((sim._k, sim._aux.efforts)), np.concatenate((fresh, kin.efforts))))
+        x, h = sim.x.copy(), sim.stepper.h
+        sim.step(STEP)
+        python = make_stepper("rk23", rtol=sim.stepper.rtol, atol=sim.stepper.atol, max_step=sim.stepper.max_step)
+        python.h = h
+        f = lambda t, y: twin.derivative(t, y, u)  # noqa: E731
+        k0, aux0 = f(sim.t - STEP, x)
+        rows["step"].append((sim.x.copy(), python.advance(f, sim.t - STEP, x, sim.t, k0, aux0)[0]))
+        sim.write_outputs(names, table)
+        reference = twin.outputs(sim.t, sim.x, u, twin.derivative(sim.t, sim.x, u)[1])
+        rows["outputs"].append((table.copy(), np.array([float(reference[n]) for n in names])))
+        rows["active"].append(reference["end_stop_active"])
+        k += 1
+    return {"names": names, "units": [v.unit for v in spec.outputs], **rows}
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["moving set-points", "into the end stop"])
+def run(request):
+    return {"push_stop": request.param, **_run(request.param)}
+
+
+def worst(pairs: list, groups: list | None = None) -> tuple:
+    """(largest deviation over the run in units of each component's scale, its component) for (kernel, numpy)
+    pairs; the scale is the largest magnitude numpy gives the component, or any component of its group (``groups``:
+    a label per component); a component whose scale is zero must be zero in the kernel too (deviation inf else)."""
+    kernel = np.array([a for a, _ in pairs])
+    reference = np.array([b for _, b in pairs])
+    scale = np.max(np.abs(reference), axis=0)
+    if groups is not None:
+        largest = {g: max(s for s, h in zip(scale, groups) if h == g) for g in set(groups)}
+        scale = np.array([largest[g] for g in groups])
+    deviation = np.max(np.abs(kernel - reference), axis=0)
+    relative = np.where(scale > 0.0, deviation / np.where(scale > 0.0, scale, 1.0), np.where(deviation > 0, np.inf, 0))
+    i = int(np.argmax(relative))
+    return float(relative[i]), i
+
+
+def test_the_input_update_in_the_kernel_is_a_fresh_numpy_evaluation(run):
+    deviation, i = worst(run["update"])
+    assert deviation < TOLERANCE, f"[x'; efforts] component {i}: {deviation:.3g} of its scale"
+
+
+def test_a_step_in_the_kernel_is_the_python_steppers_on_numpys_derivative(run):
+    deviation, i = worst(run["step"])
+    assert deviation < TOLERANCE, f"state component {i}: {deviation:.3g} of its scale"
+
+
+def test_write_outputs_writes_every_output_as_numpy_computes_it(run):
+    deviation, i = worst(run["outputs"], run["units"])
+    assert deviation < TOLERANCE, f"output {run['names'][i]}: {deviation:.3g} of its scale"
+
+
+def test_the_end_stop_case_reaches_the_stop_and_the_other_does_not(run):
+    """The two cases cover both branches of the end stops: forces and the active flag computed, or zero."""
+    active = run["active"]
+    if run["push_stop"]:
+        assert sum(active) > STEPS // 2 and active[-1] == 1
+    else:
+        assert not any(active)
