@@ -1,10 +1,12 @@
 /* A crane's outputs from one evaluation, written straight into the caller's output table: the kernel's form of
- * KnuckleBoomModel.crane_outputs (models/knuckle_boom/crane.py, the specification; tests/test_kernel_outputs.py
- * compares them). Above the reactions (reactions.c). See crane_outputs.h. */
+ * KnuckleBoomModel.crane_outputs and KnuckleBoomOnMovingBaseModel.outputs_with (models/knuckle_boom/, the
+ * specification; tests/test_kernel_outputs.py compares them). Above the reactions (reactions.c). See
+ * crane_outputs.h. */
 #include "multibody.h"
 
 int mbs_crane_values_size(const mbs_model *m, const mbs_crane_outputs_model *o) {
-    return 2 * m->n + o->n_angles + 3 + 6 * o->n_rows + 6 * o->reactions->ncyl + 2 * o->n_act + 1;
+    (void)m;
+    return o->n_x + o->n_angles + 3 + 6 + 6 * o->n_rows + 6 * o->reactions->ncyl + 2 * o->n_act + 1;
 }
 
 /* The end-stop forces of the first n_act coordinates (effort_laws.end_stop_efforts: a spring-damper beyond a
@@ -25,46 +27,23 @@ static int end_stops(const mbs_effort_law *law, int n_act, const double *q, cons
     return active;
 }
 
-/* The weight of every body (first term of (67)-(68): (-g m_k) R^k_0 z0 at its COG, body coordinates), the
- * actuator efforts e + stop (68) at their entries, and extra (NULL: none). */
-static void applied_wrenches(const mbs_model *m, const mbs_crane_outputs_model *o, const double *rot,
-                             const double *effort, const double *stop, const double *extra, double *applied) {
+/* Fixed base: the weight of every body (first term of (67)-(68): (-g m_k) R^k_0 z0 at its COG, body coordinates),
+ * the actuator values at their entries and extra (NULL: none); the reactions, rows and tip as crane_outputs.h says. */
+static void fixed_base_loads(const mbs_model *m, const mbs_crane_outputs_model *o, const double *rec,
+                             const double *udot, const double *act_values, const double *extra, double *tip,
+                             double *rows, double *supports, double *work) {
     const int nb = m->nb;
+    const record_view v = view_of(m, rec);
+    double *applied = work, *total = applied + 6 * nb, *joints = total + 6 * nb, *scratch = joints + 6 * nb;
     for (int k = 0; k < nb; k++) {
         const double w = -o->law->g * m->mass[k];
-        for (int c = 0; c < 3; c++) applied[6 * k + c] = w * rot[9 * k + 6 + c];
+        for (int c = 0; c < 3; c++) applied[6 * k + c] = w * v.rot[9 * k + 6 + c];
         for (int c = 3; c < 6; c++) applied[6 * k + c] = 0.0;
     }
-    for (int j = 0; j < o->n_entries; j++) {
-        const int i = o->act_coord[j];
-        applied[o->act_entry[j]] += o->act_sign[j] * (effort[i] + stop[i]);
-    }
+    for (int j = 0; j < o->n_entries; j++) applied[o->act_entry[j]] += act_values[j];
     if (extra)
         for (int i = 0; i < 6 * nb; i++) applied[i] += extra[i];
-}
-
-int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, const double *x, const double *rec,
-                      const double *udot, const double *extra, double *values, const int *index, int n_out,
-                      double *out, double *work) {
-    const int n = m->n, nb = m->nb, ncyl = o->reactions->ncyl;
-    const record_view v = view_of(m, rec);
-    const double *theta = layout_of(m, (double *)(rec + record_head(m))).theta; /* read only */
-    double *applied = work, *total = applied + 6 * nb, *supports = total + 6 * nb, *joints = supports + 12 * ncyl,
-           *scratch = joints + 6 * nb;
-    double *val = values;
-    memcpy(val, x, sizeof(double) * 2 * n);
-    val += 2 * n;
-    for (int i = 0; i < o->n_angles; i++) *val++ = theta[o->angle_body[i]];
-    const double *R = v.rot + 9 * o->tip_body, *org = v.org + 3 * o->tip_body;
-    double tip[3];
-    matvec3(R, o->tip, tip);
-    for (int i = 0; i < 3; i++) *val++ = org[i] + tip[i];
-    double *rows = val, *sup = rows + 6 * o->n_rows, *effort = sup + 6 * ncyl, *stop = effort + o->n_act;
-    const int active = end_stops(o->law, o->n_act, x, x + n, stop);
-    for (int i = 0; i < o->n_act; i++) effort[i] = rec[3 * n + i] - stop[i];
-    stop[o->n_act] = active;
-    applied_wrenches(m, o, v.rot, effort, stop, extra, applied);
-    mbs_reactions(m, o->reactions, rec, udot ? udot : rec + 2 * n, applied, total, supports, joints, scratch);
+    mbs_reactions(m, o->reactions, rec, udot, applied, total, supports, joints, scratch);
     for (int r = 0; r < o->n_rows; r++) {
         const int b = o->row_body[r];
         if (o->row_in_frame0[r]) {
@@ -73,6 +52,45 @@ int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, cons
         } else {
             memcpy(rows + 6 * r, joints + 6 * b, 6 * sizeof(double));
         }
+    }
+    const double *R = v.rot + 9 * o->tip_body, *org = v.org + 3 * o->tip_body;
+    double p[3];
+    matvec3(R, o->tip, p);
+    for (int i = 0; i < 3; i++) tip[i] = org[i] + p[i];
+}
+
+int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, const double *x, const double *rec,
+                      const double *udot, const double *extra, double *values, const int *index, int n_out,
+                      double *out, double *work) {
+    const int n = m->n, nb = m->nb, ncyl = o->reactions->ncyl;
+    const double *theta = layout_of(m, (double *)(rec + record_head(m))).theta; /* read only */
+    if (!udot) udot = rec + 2 * n;
+    double *val = values;
+    for (int i = 0; i < o->n_x; i++) *val++ = x[o->x_at[i]];
+    for (int i = 0; i < o->n_angles; i++) *val++ = theta[o->angle_body[i]];
+    double *tip = val, *wrench = tip + 3, *rows = wrench + 6, *sup = rows + 6 * o->n_rows, *effort = sup + 6 * ncyl,
+           *stop = effort + o->n_act;
+    /* the coordinates of the actuators are the first n_act of the law's, whose q and u are rec's head */
+    const int active = end_stops(o->law, o->n_act, rec, rec + n, stop);
+    for (int i = 0; i < o->n_act; i++) effort[i] = rec[3 * n + i] - stop[i];
+    stop[o->n_act] = active;
+    double *act_values = work, *supports = act_values + o->n_entries, *scratch = supports + 12 * ncyl;
+    for (int j = 0; j < o->n_entries; j++) {
+        const int i = o->act_coord[j];
+        act_values[j] = o->act_sign[j] * (effort[i] + stop[i]); /* (67)-(68) with the stops, as the numpy sums */
+    }
+    if (o->loads) {
+        double *loads_out = scratch, *loads_work = loads_out + 6 * nb + 6 + 6 * o->n_rows + 3;
+        const int code = mbs_base_loads(m, o->loads, rec, udot, act_values, extra, loads_out, loads_work);
+        if (code) return code;
+        memcpy(wrench, loads_out + 6 * nb, 6 * sizeof(double));
+        memcpy(rows, loads_out + 6 * nb + 6, 6 * o->n_rows * sizeof(double));
+        memcpy(tip, loads_out + 6 * nb + 6 + 6 * o->n_rows, 3 * sizeof(double));
+        /* mbs_base_loads' support wrenches: after its reactions' scratch and total wrenches */
+        memcpy(supports, loads_work + 6 * o->reactions->n_items + 12 * nb, 12 * ncyl * sizeof(double));
+    } else {
+        memset(wrench, 0, 6 * sizeof(double));
+        fixed_base_loads(m, o, rec, udot, act_values, extra, tip, rows, supports, scratch);
     }
     for (int c = 0; c < 2 * ncyl; c++) /* the support acts on the cylinder with minus the wrench of (53) */
         for (int i = 0; i < 3; i++) sup[3 * c + i] = -supports[6 * c + i];

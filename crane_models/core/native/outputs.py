@@ -4,21 +4,21 @@ models (``KnuckleBoomModel.crane_outputs``) are the specification; tests/test_ke
 from __future__ import annotations
 
 import ctypes
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from .system import NativeEffortLaw, NativeSystem, _address, library
-from .wrenches import NativeReactions
+from .wrenches import NativeBaseLoads, NativeReactions
 
-__all__ = ["NativeCraneOutputs", "OutputPlan"]
+__all__ = ["NativeCraneOutputs", "OutputPlan", "OutputWriters", "kernel_writer"]
 
 
 class _CraneOutputs(ctypes.Structure):
     """``mbs_crane_outputs_model`` of crane_outputs.h."""
-    _fields_ = ([("reactions", ctypes.c_void_p), ("law", ctypes.c_void_p)]
-                + [(name, ctypes.c_int) for name in ("n_angles", "tip_body", "n_act", "n_entries", "n_rows")]
-                + [("angle_body", ctypes.c_void_p), ("tip", ctypes.c_double * 3)]
+    _fields_ = ([(name, ctypes.c_void_p) for name in ("reactions", "law", "loads")]
+                + [(name, ctypes.c_int) for name in ("n_x", "n_angles", "tip_body", "n_act", "n_entries", "n_rows")]
+                + [(name, ctypes.c_void_p) for name in ("x_at", "angle_body")] + [("tip", ctypes.c_double * 3)]
                 + [(name, ctypes.c_void_p) for name in ("act_entry", "act_coord", "act_sign", "row_body",
                                                        "row_in_frame0")])
 
@@ -35,32 +35,38 @@ class OutputPlan:
 class NativeCraneOutputs:
     """The kernel's record of what a crane outputs (``mbs_crane_outputs_model``) and the call that writes them.
 
-    ``value_names``: the name of each value the kernel computes, in its order (crane_outputs.h): the state, the
-    joint angles of ``angle_bodies``, the tip (3), the joint reactions of ``rows`` (``(body, in_frame0)``, six
-    each), the support forces of each cylinder's barrel and piston (3 each), the efforts of the ``n_act`` first
-    coordinates without their end stops, the end-stop forces and whether one is active; a name may be None (a value
-    no output shows). ``actuators``: ``(flat entry of the (nb, 6) applied wrenches, coordinate, sign)``."""
+    ``value_names``: the name of each value the kernel computes, in its order (crane_outputs.h): the state entries
+    ``x_at``, the joint angles of ``angle_bodies``, the tip (3), the load on the base (6, zero on a fixed base), the
+    joint reactions of ``rows`` (``(body, in_frame0)``, six each; on a moving base those of ``loads``), the support
+    forces of each cylinder's barrel and piston (3 each), the efforts of the ``n_act`` first coordinates without their
+    end stops, the end-stop forces and whether one is active; a name may be None (a value no output shows).
+    ``actuators``: ``(flat entry of the (nb, 6) applied wrenches, coordinate, sign)``, in the order of the entries of
+    ``loads`` (:class:`wrenches.NativeBaseLoads`, a crane on a moving base) when it is given."""
 
     def __init__(self, native: NativeSystem, reactions: NativeReactions, law: NativeEffortLaw,
-                 value_names: Sequence, angle_bodies: Sequence[int], tip_body: int, tip, n_act: int,
-                 actuators: Sequence[tuple], rows: Sequence[tuple]) -> None:
+                 value_names: Sequence, x_at: Sequence[int], angle_bodies: Sequence[int], tip_body: int, tip,
+                 n_act: int, actuators: Sequence[tuple], rows: Sequence[tuple], loads: NativeBaseLoads | None = None
+                 ) -> None:
         lib = library()
-        self._native, self._keep = native, [reactions, law]
+        if loads is not None and (list(loads._keep[2]) != [a[0] for a in actuators] or loads._n_rows != len(rows)):
+            raise ValueError("the actuator entries and rows must be those of the base loads")
+        self._native, self._keep = native, [reactions, law, loads]
         arrays = [np.ascontiguousarray(a, dtype=dt) for a, dt in (
-            (list(angle_bodies) or [0], np.intc), ([a[0] for a in actuators], np.intc),
+            (list(x_at), np.intc), (list(angle_bodies) or [0], np.intc), ([a[0] for a in actuators], np.intc),
             ([a[1] for a in actuators], np.intc), ([a[2] for a in actuators], float), ([r[0] for r in rows], np.intc),
             ([int(bool(r[1])) for r in rows], np.intc))]
         self._keep += arrays
-        self._struct = _CraneOutputs(reactions._model_ptr, law.pointer, len(angle_bodies), int(tip_body), int(n_act),
-                                     len(actuators), len(rows), arrays[0].ctypes.data,
-                                     (ctypes.c_double * 3)(*map(float, tip)), *(a.ctypes.data for a in arrays[1:]))
+        p = [a.ctypes.data for a in arrays]
+        self._struct = _CraneOutputs(reactions._model_ptr, law.pointer, loads._ptr if loads is not None else None,
+                                     len(x_at), len(angle_bodies), int(tip_body), int(n_act), len(actuators), len(rows),
+                                     p[0], p[1], (ctypes.c_double * 3)(*map(float, tip)), *p[2:])
         self._ptr = ctypes.addressof(self._struct)
         self.size = lib.mbs_crane_values_size(native._model_ptr, self._ptr)
         if self.size != len(value_names):
             raise ValueError(f"the kernel computes {self.size} crane values, {len(value_names)} are named")
         self._position = {name: i for i, name in enumerate(value_names) if name is not None}
         nb, ncyl, n_items = native.nb, reactions.ncyl, reactions._model.n_items
-        self._work = np.empty(6 * n_items + 24 * nb + 12 * ncyl)
+        self._work = np.empty(len(actuators) + 6 * n_items + 24 * nb + 24 * ncyl + 6 * len(rows) + 9)
         self._fn = lib.mbs_crane_outputs
         self._head = (native._model_ptr, self._ptr)
         self._work_ptr = self._work.ctypes.data
@@ -92,6 +98,51 @@ class NativeCraneOutputs:
             self._out, self._out_ptr = out, _address(out) if out.size else 0
         elif out.size != len(plan.names):
             raise ValueError(f"out has {out.size} values for {len(plan.names)} outputs")
-        self._fn(*self._head, _address(x), _address(record), None if udot is None else _address(udot),
-                 None if extra is None else _address(extra), plan.values_pointer, plan.index_pointer, len(plan.names),
-                 self._out_ptr, self._work_ptr)
+        if self._fn(*self._head, _address(x), _address(record), None if udot is None else _address(udot),
+                    None if extra is None else _address(extra), plan.values_pointer, plan.index_pointer,
+                    len(plan.names), self._out_ptr, self._work_ptr):
+            raise ValueError("mbs_crane_outputs: the base loads refused their cut (at most 6 directions)")
+
+
+class OutputWriters:
+    """A model's ``write_outputs`` (:meth:`integration.cosimulation.CoSimulation.write_outputs`): for each list of
+    names the writer ``make(names)`` returns -- ``write(x, inputs, aux, out)`` -- made once and kept (a few lists:
+    a host asks for one or two)."""
+
+    KEPT = 8
+
+    def __init__(self, make) -> None:
+        self._make, self._writers = make, {}
+
+    def __call__(self, t: float, x: np.ndarray, inputs: np.ndarray, aux, names: tuple, out: np.ndarray) -> None:
+        key = names if isinstance(names, tuple) else tuple(names)
+        writer = self._writers.get(key)
+        if writer is None:
+            if len(self._writers) >= self.KEPT:
+                self._writers.clear()
+            writer = self._writers[key] = self._make(key)
+        writer(x, inputs, aux, out)
+
+
+def kernel_writer(kernel: NativeCraneOutputs | None, names: tuple, constants: dict, outputs: Callable,
+                  usable: Callable) -> Callable:
+    """``write(x, inputs, aux, out)`` of the outputs ``names``: by ``kernel`` when there is one and ``usable(aux)``
+    (an evaluation of the kernel's), else from the dict ``outputs(x, inputs, aux)`` (the specification) with
+    ``constants`` (name: number) for the names it lacks."""
+    fixed = dict(constants)
+
+    def from_dict(x, inputs, aux, out) -> None:
+        values = outputs(x, inputs, aux)
+        values.update(fixed)
+        out[:] = [values[name] for name in names]
+
+    if kernel is None:
+        return from_dict
+    plan = kernel.plan(names, constants)
+
+    def write(x, inputs, aux, out) -> None:
+        if not usable(aux):
+            return from_dict(x, inputs, aux, out)
+        kernel.write(plan, x, aux.record, out)
+
+    return write

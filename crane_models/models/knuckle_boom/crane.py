@@ -23,7 +23,7 @@ import numpy as np
 
 from ...core.effort_laws import CoordinateEffortLaw, end_stop_efforts
 from ...core.kane import Body, Kinematics, MultibodySystem, identity_map
-from ...core.native.outputs import NativeCraneOutputs
+from ...core.native.outputs import NativeCraneOutputs, OutputWriters, kernel_writer
 from ...core.state_derivative import StateDerivative
 from ...core.parameters import ParameterError, validate
 from ...core.reactions import CylinderUnit, ReactionSolver
@@ -230,10 +230,11 @@ _REAL_OUTPUT_ORDER = (
     + [f"cylinder{k}_{part}_force_{a}" for k in (2, 3) for part in ("barrel", "piston") for a in "xyz"]
     + ["applied_king_torque", "applied_cylinder2_force", "applied_cylinder3_force", "end_stop_force2",
        "end_stop_force3"])
-# The values mbs_crane_outputs computes, in its order (crane_outputs.h): the real outputs, with the king's end-stop
-# force (none: not an output) among the stops and the integer output last.
-_KERNEL_VALUE_ORDER = _REAL_OUTPUT_ORDER[:-2] + [None] + _REAL_OUTPUT_ORDER[-2:] + ["end_stop_active"]
-_WRITERS_KEPT = 8  # output writers a model keeps (one per list of names: a host asks for one or two)
+# The values mbs_crane_outputs computes, in its order (crane_outputs.h): the real outputs, with the load on the base
+# (zero: the crane stands on the ground) after the tip, the king's end-stop force among the stops (None: not
+# outputs) and the integer output last.
+_KERNEL_VALUE_ORDER = (_REAL_OUTPUT_ORDER[:13] + [None] * 6 + _REAL_OUTPUT_ORDER[13:-2] + [None]
+                       + _REAL_OUTPUT_ORDER[-2:] + ["end_stop_active"])
 
 
 def crane_effort_law(crane: KnuckleBoomCrane, controller: KnuckleBoomController, enabled: bool) -> CoordinateEffortLaw:
@@ -274,7 +275,8 @@ class KnuckleBoomModel:
         self.law = self._effort_law()
         self._dynamics = StateDerivative(self.crane.system, self.law, self.crane.params.g)
         self._native_outputs = None  # (NativeSystem, NativeCraneOutputs) once built
-        self._writers = {}  # names -> output_writer(names)
+        # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
+        self.write_outputs = OutputWriters(self.output_writer)
 
     def _effort_law(self) -> CoordinateEffortLaw:
         return crane_effort_law(self.crane, self.controller, self.controller_enabled)
@@ -331,39 +333,13 @@ class KnuckleBoomModel:
         out["end_stop_active"] = int(active)
         return out
 
-    def write_outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux, names: tuple, out: np.ndarray) -> None:
-        """The outputs ``names`` into ``out`` (:meth:`integration.cosimulation.CoSimulation.write_outputs`): one
-        kernel call with an index map prepared once per ``names``; :meth:`outputs` is its specification."""
-        key = names if isinstance(names, tuple) else tuple(names)
-        writer = self._writers.get(key)
-        if writer is None:
-            if len(self._writers) >= _WRITERS_KEPT:
-                self._writers.clear()
-            writer = self._writers[key] = self.output_writer(key)
-        writer(x, aux, out)
-
     def output_writer(self, names: tuple, constants: dict | None = None):
-        """``write(x, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there into
-        ``out``; ``constants``: further outputs of fixed value (name: number) among ``names``. By
-        ``mbs_crane_outputs`` when ``aux`` is the kernel's, else from :meth:`outputs` (numpy's kinematics)."""
-        kernel = self._kernel_outputs()
-        plan = kernel.plan(names, constants) if kernel is not None else None
-        fixed = dict(constants or {})
-
-        def from_dict(x, aux, out) -> None:
-            values = self.crane_outputs(aux, x, aux.udot)
-            values.update(fixed)
-            out[:] = [values[name] for name in names]
-
-        if plan is None:
-            return from_dict
-
-        def write(x, aux, out) -> None:
-            if aux.record is None:
-                return from_dict(x, aux, out)
-            kernel.write(plan, x, aux.record, out)
-
-        return write
+        """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
+        into ``out``; ``constants``: further outputs of fixed value (name: number) among ``names``. By
+        ``mbs_crane_outputs`` when ``aux`` is the kernel's, else from :meth:`crane_outputs` (numpy's kinematics)."""
+        return kernel_writer(self._kernel_outputs(), names, constants or {},
+                             lambda x, inputs, aux: self.crane_outputs(aux, x, aux.udot),
+                             lambda aux: aux.record is not None)
 
     def _kernel_outputs(self) -> NativeCraneOutputs | None:
         """The kernel's record of this crane's outputs (built on first use), None without the kernel."""
@@ -377,7 +353,7 @@ class KnuckleBoomModel:
             actuators = [(6 * king + 5, 0, 1.0), (6 * b2 + 2, 1, -1.0), (6 * p2 + 2, 1, 1.0), (6 * b3 + 2, 2, -1.0),
                          (6 * p3 + 2, 2, 1.0)]  # (67)-(68): T1 about z1; -F_k on barrel k, +F_k on piston k
             outputs = NativeCraneOutputs(
-                native, solver, self._dynamics._law_record(native), _KERNEL_VALUE_ORDER,
+                native, solver, self._dynamics._law_record(native), _KERNEL_VALUE_ORDER, range(6),
                 [ix[n] for n in ("boom2", "boom3", "barrel2", "barrel3")], ix["boom3"], (0.0, 0.0, self.crane.params.l3),
                 3, actuators, [(king, True), (ix["boom2"], False), (ix["boom3"], False)])
             self._native_outputs = (native, outputs)

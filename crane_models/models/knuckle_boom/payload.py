@@ -23,6 +23,7 @@ from ...core.parameters import param, validate, ParameterError
 from ...core.payload import (Deck, Winch, Wire, contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate, wire_strain_energy)
 from ...core.native import NativeKinematics
+from ...core.native.outputs import OutputWriters
 from ...core.native.payload import NativePayload
 from .crane import INPUTS, KnuckleBoomModel
 
@@ -294,19 +295,9 @@ class CraneWithoutPayload:
             self.compiled = lambda t, inputs: crane_model.compiled(t, inputs[:n])
         if hasattr(crane_model, "impose_inputs"):
             self.impose_inputs = lambda x, inputs: crane_model.impose_inputs(x, inputs[:n])
-        if hasattr(crane_model, "output_writer"):
-            self.write_outputs = self._write_outputs
-            self._writers = {}
-
-    def _write_outputs(self, t, x, inputs, aux, names: tuple, out: np.ndarray) -> None:
-        """The crane's :meth:`output_writer` with the payload outputs as constants (zero, ``wire_slack`` false)."""
-        key = names if isinstance(names, tuple) else tuple(names)
-        writer = self._writers.get(key)
-        if writer is None:
-            if len(self._writers) >= 8:  # one per list of names: a host asks for one or two
-                self._writers.clear()
-            writer = self._writers[key] = self.base.output_writer(key, {**self._zero, "wire_slack": 0.0})
-        writer(x, aux, out)
+        if hasattr(crane_model, "output_writer"):  # the payload outputs as constants: zero, wire_slack false
+            constants = {**self._zero, "wire_slack": 0.0}
+            self.write_outputs = OutputWriters(lambda names: crane_model.output_writer(names, constants))
 
     def __getattr__(self, name: str):
         if name.startswith("__") or name == "base":
