@@ -97,3 +97,76 @@ int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, cons
     for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
     return 0;
 }
+
+int mbs_cut_values_size(const mbs_model *m) {
+    return 2 * m->n + 6 + 6 + 3 + m->n;
+}
+
+/* W_e of a cut's outputs: the weights (-g m_k) R^k_0 z0 and the efforts of the law's coordinates acting between the
+ * body each drives and its parent (constraint_forces.joint_effort_wrenches: a torque about a revolute joint's axis, a
+ * force along a prismatic one, with its moments about both COGs), [f; n] at each COG, body coordinates. */
+static void efforts_as_wrenches(const mbs_model *m, const mbs_cut_outputs_model *o, const double *rec,
+                                double *applied, double *world) {
+    const int nb = m->nb, n = m->n;
+    const record_view v = view_of(m, rec);
+    memset(world, 0, sizeof(double) * 6 * nb);
+    for (int i = 0; i < n; i++) {
+        const int k = o->joint_of[i], p = m->parent[k], type = m->jtype[k];
+        double a[3], e[3];
+        matvec3(v.rot + 9 * k, m->axis + 3 * k, a);
+        for (int c = 0; c < 3; c++) e[c] = rec[3 * n + i] * a[c];
+        if (type == 1) {
+            for (int c = 0; c < 3; c++) world[6 * k + 3 + c] += e[c];
+            if (p >= 0)
+                for (int c = 0; c < 3; c++) world[6 * p + 3 + c] -= e[c];
+        } else if (type == 2) {
+            double r[3], x[3];
+            for (int c = 0; c < 3; c++) { world[6 * k + c] += e[c]; r[c] = v.org[3 * k + c] - v.cog[3 * k + c]; }
+            cross3(r, e, x);
+            for (int c = 0; c < 3; c++) world[6 * k + 3 + c] += x[c];
+            if (p >= 0) {
+                for (int c = 0; c < 3; c++) { world[6 * p + c] -= e[c]; r[c] = v.org[3 * k + c] - v.cog[3 * p + c]; }
+                cross3(r, e, x);
+                for (int c = 0; c < 3; c++) world[6 * p + 3 + c] -= x[c];
+            }
+        }
+    }
+    for (int k = 0; k < nb; k++) {
+        const double w = -o->law->g * m->mass[k];
+        double f[3], t[3];
+        mattvec3(v.rot + 9 * k, world + 6 * k, f);
+        mattvec3(v.rot + 9 * k, world + 6 * k + 3, t);
+        for (int c = 0; c < 3; c++) {
+            applied[6 * k + c] = w * v.rot[9 * k + 6 + c] + f[c];
+            applied[6 * k + 3 + c] = t[c];
+        }
+    }
+}
+
+int mbs_cut_outputs(const mbs_model *m, const mbs_cut_outputs_model *o, const double *x, const double *rec,
+                    const double *udot, double *values, const int *index, int n_out, double *out, double *work) {
+    const int n = m->n, nb = m->nb, nj = o->nj;
+    const record_view v = view_of(m, rec);
+    double *applied = work, *scratch = applied + 6 * nb, *rho = scratch + 6 * nb;
+    efforts_as_wrenches(m, o, rec, applied, scratch);
+    mbs_aux_speeds(m, rec, udot ? udot : rec + 2 * n, applied, o->cut, o->n_ob, o->outboard, nj, o->S, o->Ainv, rho,
+                   scratch);
+    double *val = values, *w = values + 2 * n, *w1 = w + 6, *tip = w1 + 6;
+    memcpy(val, x, sizeof(double) * 2 * n);
+    for (int r = 0; r < 6; r++) {
+        double s = 0.0;
+        for (int c = 0; c < nj; c++) s += o->S[r * nj + c] * rho[c];
+        w[r] = s;
+    }
+    for (int h = 0; h < 2; h++) { /* R_frame^T R_cut, moment then force */
+        double a[3];
+        matvec3(v.rot + 9 * o->cut, w + 3 * h, a);
+        mattvec3(v.rot + 9 * o->frame, a, w1 + 3 * h);
+    }
+    double p[3];
+    matvec3(v.rot + 9 * o->tip_body, o->tip, p);
+    for (int c = 0; c < 3; c++) tip[c] = v.org[3 * o->tip_body + c] + p[c];
+    memcpy(tip + 3, rec + 3 * n, sizeof(double) * n);
+    for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
+    return 0;
+}

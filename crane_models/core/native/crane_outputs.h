@@ -42,4 +42,25 @@ int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, cons
                       const double *udot, const double *extra, double *values, const int *index, int n_out,
                       double *out, double *work);
 
+/* What a crane whose joints carry their efforts as action-reaction pairs outputs at a constraint cut (models/
+ * vessel_crane/crane.py VesselCraneModel.outputs is the specification): the constraint wrench of the cut by auxiliary
+ * generalized speeds (moving-base paper (50)) with the applied wrenches W_e = weights + joint efforts between body and
+ * parent (constraint_forces.joint_effort_wrenches), in the cut body's frame and in that of body `frame`; the tip. */
+typedef struct {
+    const mbs_effort_law *law;      /* gravity */
+    int cut, n_ob, nj, frame, tip_body;
+    const int *outboard;            /* (n_ob) the cut body and the bodies outboard of it */
+    const double *S, *Ainv;         /* (6, nj) the cut's directions [w; v], (nj, nj) A^-1 of (45) */
+    const int *joint_of;            /* (n) the body whose joint coordinate i drives */
+    double tip[3];                  /* in body tip_body's coordinates */
+} mbs_cut_outputs_model;
+
+/* The values of a cut, in this order (core/native/outputs.py mirrors it): x (2 n) | the constraint wrench S rho on the
+ * cut body, [n; f] in its frame (6) | the same in the frame of body `frame` (6) | tip in Frame 0 (3) | the efforts
+ * (n); then out[i] = values[index[i]] as mbs_crane_outputs. rec, udot (NULL: the record's) as there.
+ * work: 12 nb + 6 doubles. */
+int mbs_cut_values_size(const mbs_model *m);
+int mbs_cut_outputs(const mbs_model *m, const mbs_cut_outputs_model *o, const double *x, const double *rec,
+                    const double *udot, double *values, const int *index, int n_out, double *out, double *work);
+
 #endif

@@ -56,6 +56,8 @@ PROTOTYPES = {
     # crane_outputs.c
     "mbs_crane_values_size": (c_int, (_P,) * 2),
     "mbs_crane_outputs": (c_int, (_P,) * 8 + (c_int, _P, _P)),
+    "mbs_cut_values_size": (c_int, (_P,)),
+    "mbs_cut_outputs": (c_int, (_P,) * 7 + (c_int, _P, _P)),
     # payload.c
     "mbs_payload_derivative": (c_int, (_P,) * 9),
     "mbs_payload_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 2 + (c_int, _P, c_int, c_int)

@@ -9,9 +9,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .system import NativeEffortLaw, NativeSystem, _address, library
-from .wrenches import NativeBaseLoads, NativeReactions
+from .wrenches import NativeAuxiliarySpeeds, NativeBaseLoads, NativeReactions
 
-__all__ = ["NativeCraneOutputs", "OutputPlan", "OutputWriters", "kernel_writer"]
+__all__ = ["NativeCraneOutputs", "NativeCutOutputs", "OutputPlan", "OutputWriters", "kernel_writer"]
 
 
 class _CraneOutputs(ctypes.Structure):
@@ -32,7 +32,44 @@ class OutputPlan:
         self.index_pointer, self.values_pointer = index.ctypes.data, values.ctypes.data
 
 
-class NativeCraneOutputs:
+class _KernelOutputs:
+    """What the kernel's output functions share: the names of the values they compute (``value_names``, in their
+    order; None for a value no output shows), the index maps of lists of output names, and the caller's table."""
+
+    def __init__(self, value_names: Sequence, size: int) -> None:
+        if size != len(value_names):
+            raise ValueError(f"the kernel computes {size} values, {len(value_names)} are named")
+        self.size = size
+        self._position = {name: i for i, name in enumerate(value_names) if name is not None}
+        self._out, self._out_ptr = None, 0
+
+    def plan(self, names: Sequence[str], constants: dict | None = None) -> OutputPlan:
+        """The index map of ``names``: each a value of the kernel's or one of ``constants`` (name: number); a
+        name that is neither raises KeyError naming it."""
+        constants = constants or {}
+        extra = [name for name in dict.fromkeys(names) if name not in self._position]
+        unknown = [name for name in extra if name not in constants]
+        if unknown:
+            raise KeyError(f"no output named {', '.join(map(repr, unknown))}")
+        position = dict(self._position)
+        position.update((name, self.size + i) for i, name in enumerate(extra))
+        values = np.zeros(self.size + len(extra))
+        values[self.size:] = [float(constants[name]) for name in extra]
+        return OutputPlan(tuple(names), np.array([position[name] for name in names] or [0], dtype=np.intc), values)
+
+    def _table(self, out: np.ndarray, plan: OutputPlan) -> int:
+        """The address of the caller's table ``out``, checked when it is new: the kernel writes len(names) doubles."""
+        if out is not self._out:
+            if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous
+                    and out.flags.writeable and out.size == len(plan.names)):
+                raise ValueError(f"out must be a writable contiguous float64 array of {len(plan.names)} values")
+            self._out, self._out_ptr = out, _address(out) if out.size else 0
+        elif out.size != len(plan.names):
+            raise ValueError(f"out has {out.size} values for {len(plan.names)} outputs")
+        return self._out_ptr
+
+
+class NativeCraneOutputs(_KernelOutputs):
     """The kernel's record of what a crane outputs (``mbs_crane_outputs_model``) and the call that writes them.
 
     ``value_names``: the name of each value the kernel computes, in its order (crane_outputs.h): the state entries
@@ -61,47 +98,60 @@ class NativeCraneOutputs:
                                      len(x_at), len(angle_bodies), int(tip_body), int(n_act), len(actuators), len(rows),
                                      p[0], p[1], (ctypes.c_double * 3)(*map(float, tip)), *p[2:])
         self._ptr = ctypes.addressof(self._struct)
-        self.size = lib.mbs_crane_values_size(native._model_ptr, self._ptr)
-        if self.size != len(value_names):
-            raise ValueError(f"the kernel computes {self.size} crane values, {len(value_names)} are named")
-        self._position = {name: i for i, name in enumerate(value_names) if name is not None}
+        super().__init__(value_names, lib.mbs_crane_values_size(native._model_ptr, self._ptr))
         nb, ncyl, n_items = native.nb, reactions.ncyl, reactions._model.n_items
         self._work = np.empty(len(actuators) + 6 * n_items + 24 * nb + 24 * ncyl + 6 * len(rows) + 9)
         self._fn = lib.mbs_crane_outputs
         self._head = (native._model_ptr, self._ptr)
         self._work_ptr = self._work.ctypes.data
-        self._out, self._out_ptr = None, 0
-
-    def plan(self, names: Sequence[str], constants: dict | None = None) -> OutputPlan:
-        """The index map of ``names``: each a value of the kernel's or one of ``constants`` (name: number); a
-        name that is neither raises KeyError naming it."""
-        constants = constants or {}
-        extra = [name for name in dict.fromkeys(names) if name not in self._position]
-        unknown = [name for name in extra if name not in constants]
-        if unknown:
-            raise KeyError(f"no output named {', '.join(map(repr, unknown))}")
-        position = dict(self._position)
-        position.update((name, self.size + i) for i, name in enumerate(extra))
-        values = np.zeros(self.size + len(extra))
-        values[self.size:] = [float(constants[name]) for name in extra]
-        return OutputPlan(tuple(names), np.array([position[name] for name in names] or [0], dtype=np.intc), values)
 
     def write(self, plan: OutputPlan, x: np.ndarray, record: np.ndarray, out: np.ndarray,
               udot: np.ndarray | None = None, extra: np.ndarray | None = None) -> None:
         """The outputs of ``plan`` at the state ``x`` with the evaluation ``record`` there (``udot``: its
         accelerations, None: the record's; ``extra``: further applied wrenches (nb, 6)) into ``out`` (float64, one
         per name)."""
-        if out is not self._out:  # the caller's table, checked once: the kernel writes len(names) doubles there
-            if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous
-                    and out.flags.writeable and out.size == len(plan.names)):
-                raise ValueError(f"out must be a writable contiguous float64 array of {len(plan.names)} values")
-            self._out, self._out_ptr = out, _address(out) if out.size else 0
-        elif out.size != len(plan.names):
-            raise ValueError(f"out has {out.size} values for {len(plan.names)} outputs")
         if self._fn(*self._head, _address(x), _address(record), None if udot is None else _address(udot),
                     None if extra is None else _address(extra), plan.values_pointer, plan.index_pointer,
-                    len(plan.names), self._out_ptr, self._work_ptr):
+                    len(plan.names), self._table(out, plan), self._work_ptr):
             raise ValueError("mbs_crane_outputs: the base loads refused their cut (at most 6 directions)")
+
+
+class _CutOutputs(ctypes.Structure):
+    """``mbs_cut_outputs_model`` of crane_outputs.h."""
+    _fields_ = ([("law", ctypes.c_void_p)]
+                + [(name, ctypes.c_int) for name in ("cut", "n_ob", "nj", "frame", "tip_body")]
+                + [(name, ctypes.c_void_p) for name in ("outboard", "S", "Ainv", "joint_of")]
+                + [("tip", ctypes.c_double * 3)])
+
+
+class NativeCutOutputs(_KernelOutputs):
+    """The kernel's record of what a crane outputs at a constraint cut (``mbs_cut_outputs_model``: the wrench of
+    ``aux`` (:class:`wrenches.NativeAuxiliarySpeeds`) with the efforts as action-reaction pairs between the bodies
+    ``joint_of`` and their parents) and the call that writes them. ``value_names`` as :class:`NativeCraneOutputs`',
+    in the order of crane_outputs.h: the state, the wrench ``[n; f]`` in the cut body's frame and in body ``frame``'s,
+    the tip (3), the efforts."""
+
+    def __init__(self, native: NativeSystem, aux: NativeAuxiliarySpeeds, law: NativeEffortLaw, value_names: Sequence,
+                 joint_of: Sequence[int], frame: int, tip_body: int, tip) -> None:
+        lib = library()
+        self._joint_of = np.ascontiguousarray(joint_of, dtype=np.intc)
+        if self._joint_of.shape != (native.n,):
+            raise ValueError(f"joint_of names {self._joint_of.size} bodies for {native.n} coordinates")
+        self._keep = [aux, law]
+        ob, S, Ai = aux._ptrs
+        self._struct = _CutOutputs(law.pointer, aux._cut, len(aux._outboard), aux._nj, int(frame), int(tip_body), ob,
+                                   S, Ai, self._joint_of.ctypes.data, (ctypes.c_double * 3)(*map(float, tip)))
+        self._ptr = ctypes.addressof(self._struct)
+        super().__init__(value_names, lib.mbs_cut_values_size(native._model_ptr))
+        self._work = np.empty(12 * native.nb + 6)
+        self._fn = lib.mbs_cut_outputs
+        self._head = (native._model_ptr, self._ptr)
+        self._work_ptr = self._work.ctypes.data
+
+    def write(self, plan: OutputPlan, x: np.ndarray, record: np.ndarray, out: np.ndarray) -> None:
+        """The outputs of ``plan`` at the state ``x`` with the evaluation ``record`` there into ``out``."""
+        self._fn(*self._head, _address(x), _address(record), None, plan.values_pointer, plan.index_pointer,
+                 len(plan.names), self._table(out, plan), self._work_ptr)
 
 
 class OutputWriters:
@@ -124,7 +174,7 @@ class OutputWriters:
         writer(x, inputs, aux, out)
 
 
-def kernel_writer(kernel: NativeCraneOutputs | None, names: tuple, constants: dict, outputs: Callable,
+def kernel_writer(kernel: _KernelOutputs | None, names: tuple, constants: dict, outputs: Callable,
                   usable: Callable) -> Callable:
     """``write(x, inputs, aux, out)`` of the outputs ``names``: by ``kernel`` when there is one and ``usable(aux)``
     (an evaluation of the kernel's), else from the dict ``outputs(x, inputs, aux)`` (the specification) with
