@@ -65,26 +65,33 @@ def _inputs(spec, k: int, push_stop: bool) -> np.ndarray:
             u[v.name] = 2e4 * wave
         elif v.name.endswith("_ref") and v.name not in ("q1_ref", "q2_ref", "q3_ref"):
             u[v.name] = start[v.name] + 0.2 * wave
+        elif v.name == "winch_speed":
+            u[v.name] = 0.3 * wave
     if push_stop:  # the set-point beyond the stroke limit of 1.7 m, the input force pushing outwards too
         u.update(q3_ref=1.75, cylinder3_force=5e4 + 3e4 * math.sin(5.0 * t))
     return np.array([u[v.name] for v in spec.inputs])
 
 
-def _run(name: str, push_stop: bool) -> dict:
+def _run(name: str, push_stop: bool, payload: bool = False) -> dict:
     """The kernel model's run; per communication point the kernel's and numpy's input update (when the model has
-    one: not on a moving base, whose inputs prescribe part of the state), step and outputs."""
+    one: not on a moving base, whose inputs prescribe part of the state), step (when the model has no state events:
+    where a crossing falls inside a step, the kernel and the Python stepper locate it by different internal steps)
+    and outputs. ``payload``: the payload on, lifted 0.2 m above its rest so that the wire goes slack and taut."""
     spec = SPECS[name]()
     values = {v.name: v.start for v in spec.parameters}
     if push_stop:
         values.update(q3_0=1.69, u3_0=0.05)
+    values["payload_enabled"] = payload
     model, x0, options = spec.build(values)
+    if payload:
+        x0 = x0 + np.eye(len(x0))[8] * 0.2
     twin = spec.build(values)[0]
     twin.crane.system.native = None  # numpy kinematics: the reactions and the outputs follow (no kernel record)
     assert model.crane.system.native is not None and model.compiled(0.0, np.zeros(len(spec.inputs))) is not None
     sim = CoSimulation(model, x0, inputs=_inputs(spec, 0, push_stop), **options)
     names = tuple(v.name for v in spec.outputs)
     table = np.empty(len(names))
-    rows = {"update": [], "step": [], "outputs": [], "active": []}
+    rows = {"update": [], "step": [], "outputs": [], "active": [], "slack": []}
     sim.write_outputs(names, table)  # as the adapter at initialization: the evaluation the first update starts from
     saved = None
     k = 0
@@ -98,32 +105,41 @@ def _run(name: str, push_stop: bool) -> dict:
         sim.set_inputs(u)  # from the cached evaluation (sim._k is None if it evaluated afresh: the test then fails)
         if hasattr(model, "update_inputs"):
             fresh, kin = twin.derivative(sim.t, sim.x, u)
-            rows["update"].append((np.concatenate((sim._k, sim._aux.efforts)), np.concatenate((fresh, kin.efforts))))
+            rows["update"].append((np.concatenate((sim._k, _efforts(sim._aux))), np.concatenate((fresh, _efforts(kin)))))
         x, h = sim.x.copy(), sim.stepper.h
         sim.step(STEP)
-        python = make_stepper(options.get("stepper", "rk23"), rtol=sim.stepper.rtol, atol=sim.stepper.atol, max_step=sim.stepper.max_step)
-        python.h = h
-        f = lambda t, y: twin.derivative(t, y, u)  # noqa: E731
-        k0, aux0 = f(sim.t - STEP, x)
-        rows["step"].append((sim.x.copy(), python.advance(f, sim.t - STEP, x, sim.t, k0, aux0)[0]))
+        if not hasattr(model, "event_indicators"):
+            python = make_stepper(options.get("stepper", "rk23"), rtol=sim.stepper.rtol, atol=sim.stepper.atol,
+                                  max_step=sim.stepper.max_step)
+            python.h = h
+            f = lambda t, y: twin.derivative(t, y, u)  # noqa: E731
+            k0, aux0 = f(sim.t - STEP, x)
+            rows["step"].append((sim.x.copy(), python.advance(f, sim.t - STEP, x, sim.t, k0, aux0)[0]))
         sim.write_outputs(names, table)
         reference = twin.outputs(sim.t, sim.x, u, twin.derivative(sim.t, sim.x, u)[1])
         rows["outputs"].append((table.copy(), np.array([float(reference[n]) for n in names])))
         rows["active"].append(reference.get("end_stop_active", 0))  # the vessel crane has no end stops
+        rows["slack"].append(reference.get("wire_slack", False))
         k += 1
     return {"names": names, "units": [v.unit for v in spec.outputs], **rows}
 
 
-CASES = {"KnuckleBoomCrane, moving set-points": ("KnuckleBoomCrane", False),
-         "KnuckleBoomCrane, into the end stop": ("KnuckleBoomCrane", True),
-         "KnuckleBoomCraneOnMovingBase": ("KnuckleBoomCraneOnMovingBase", False),
-         "VesselCrane": ("VesselCrane", False)}
+def _efforts(aux) -> np.ndarray:
+    """The efforts of an evaluation: its kinematics', first in a payload's aux."""
+    return (aux[0] if isinstance(aux, tuple) else aux).efforts
+
+
+CASES = {"KnuckleBoomCrane, moving set-points": ("KnuckleBoomCrane", False, False),
+         "KnuckleBoomCrane, into the end stop": ("KnuckleBoomCrane", True, False),
+         "KnuckleBoomCrane + payload, slack and taut": ("KnuckleBoomCrane", False, True),
+         "KnuckleBoomCraneOnMovingBase": ("KnuckleBoomCraneOnMovingBase", False, False),
+         "VesselCrane": ("VesselCrane", False, False)}
 
 
 @pytest.fixture(scope="module", params=list(CASES))
 def run(request):
-    name, push_stop = CASES[request.param]
-    return {"push_stop": push_stop, **_run(name, push_stop)}
+    name, push_stop, payload = CASES[request.param]
+    return {"push_stop": push_stop, "payload": payload, **_run(name, push_stop, payload)}
 
 
 def worst(pairs: list, groups: list | None = None) -> tuple:
@@ -150,6 +166,8 @@ def test_the_input_update_in_the_kernel_is_a_fresh_numpy_evaluation(run):
 
 
 def test_a_step_in_the_kernel_is_the_python_steppers_on_numpys_derivative(run):
+    if not run["step"]:
+        pytest.skip("state events: tests/test_payload_kernel.py compares the kernel's stepping with them")
     deviation, i = worst(run["step"])
     assert deviation < TOLERANCE, f"state component {i}: {deviation:.3g} of its scale"
 
@@ -160,7 +178,9 @@ def test_write_outputs_writes_every_output_as_numpy_computes_it(run):
 
 
 def test_the_end_stop_case_reaches_the_stop_and_the_other_does_not(run):
-    """The two cases cover both branches of the end stops: forces and the active flag computed, or zero."""
+    """The cases cover both branches of the end stops (forces and the active flag computed, or zero) and of the
+    wire (taut and slack)."""
+    assert set(run["slack"]) == ({False, True} if run["payload"] else {False})
     active = run["active"]
     if run["push_stop"]:
         assert sum(active) > STEPS // 2 and active[-1] == 1

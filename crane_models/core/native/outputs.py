@@ -25,10 +25,11 @@ class _CraneOutputs(ctypes.Structure):
 
 class OutputPlan:
     """The outputs ``names`` as indices into the kernel's values (:class:`NativeCraneOutputs`), with the values
-    buffer whose tail holds the constant outputs (filled once)."""
+    buffer whose tail holds the outputs the kernel does not compute (``slot``: name -> index there), filled once
+    (constants) or by the caller before each call (a payload's outputs)."""
 
-    def __init__(self, names: tuple, index: np.ndarray, values: np.ndarray) -> None:
-        self.names, self.index, self.values = names, index, values
+    def __init__(self, names: tuple, index: np.ndarray, values: np.ndarray, slot: dict) -> None:
+        self.names, self.index, self.values, self.slot = names, index, values, slot
         self.index_pointer, self.values_pointer = index.ctypes.data, values.ctypes.data
 
 
@@ -51,11 +52,12 @@ class _KernelOutputs:
         unknown = [name for name in extra if name not in constants]
         if unknown:
             raise KeyError(f"no output named {', '.join(map(repr, unknown))}")
-        position = dict(self._position)
-        position.update((name, self.size + i) for i, name in enumerate(extra))
+        slot = {name: self.size + i for i, name in enumerate(extra)}
+        position = {**self._position, **slot}
         values = np.zeros(self.size + len(extra))
         values[self.size:] = [float(constants[name]) for name in extra]
-        return OutputPlan(tuple(names), np.array([position[name] for name in names] or [0], dtype=np.intc), values)
+        return OutputPlan(tuple(names), np.array([position[name] for name in names] or [0], dtype=np.intc), values,
+                          slot)
 
     def _table(self, out: np.ndarray, plan: OutputPlan) -> int:
         """The address of the caller's table ``out``, checked when it is new: the kernel writes len(names) doubles."""
