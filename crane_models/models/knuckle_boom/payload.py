@@ -187,9 +187,14 @@ class KnuckleBoomPayloadModel:
         n = len(self.base.input_names)
         if not np.array_equal(old[:n], new[:n]):
             # u̇ (with the wire's part) changes as the crane's alone; kin.udot is the crane's alone in the
-            # reference's aux and the whole u̇ in the kernel's, and with_new_inputs changes it the same way.
-            udot = udot + self.crane.system.solve_with(kin, self.base.law.input_gain @ (new[:n] - old[:n]))
-            kin = self.base._dynamics.with_new_inputs(kin, old[:n], new[:n])
+            # reference's aux and the whole u̇ in the kernel's (there the aux's u̇ is the record's, kin.udot itself),
+            # and with_new_inputs changes it the same way: the kernel's is then the new u̇ (mbs_update_inputs).
+            updated = self.base._dynamics.with_new_inputs(kin, old[:n], new[:n])
+            if udot is kin.udot and updated.record is not None:
+                udot = updated.udot
+            else:
+                udot = udot + self.crane.system.solve_with(kin, self.base.law.input_gain @ (new[:n] - old[:n]))
+            kin = updated
         xdot = np.concatenate((x[3:6], udot, x[9:12], self._load_acceleration(force, contact),
                                [winch_rate(float(x[12]), float(new[n]), self.winch)]))
         return xdot, (kin, udot, force, tension, tip, contact)
