@@ -49,11 +49,8 @@ def _address(a: np.ndarray) -> int:
 
 
 def _plain(a: np.ndarray) -> np.ndarray:
-    """``a`` itself when :func:`_address` can take it (a contiguous writable float64 array: the usual input vector),
-    else a contiguous float64 copy (which the caller keeps until the kernel call returns)."""
-    if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable:
-        return a
-    return np.array(a, dtype=float)
+    """``a`` when :func:`_address` takes it (contiguous, writable, float64), else such a copy (kept by the caller)."""
+    return a if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable else np.array(a, dtype=float)
 
 
 def native_enabled() -> bool:

@@ -19,6 +19,8 @@ Choices where the paper is silent (see also the field descriptions below):
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core.effort_laws import CoordinateEffortLaw, end_stop_efforts
@@ -277,6 +279,7 @@ class KnuckleBoomModel:
         self._native_outputs = None  # (NativeSystem, NativeCraneOutputs) once built
         # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
         self.write_outputs = OutputWriters(self.output_writer)
+        self._cylinder_ranges = [(k, self.crane.cylinders[k].extension_range()) for k in (2, 3)]
 
     def _effort_law(self) -> CoordinateEffortLaw:
         return crane_effort_law(self.crane, self.controller, self.controller_enabled)
@@ -360,7 +363,9 @@ class KnuckleBoomModel:
         return self._native_outputs[1]
 
     def check_state(self, x: np.ndarray) -> None:
-        if not np.all(np.isfinite(x)):
+        v = x.tolist()  # floats: cheaper to test one by one than numpy's calls at this size (once per step)
+        if not all(map(math.isfinite, v)):
             raise ValueError(f"state became non-finite: {x}")
-        for k in (2, 3):
-            self.crane.cylinders[k].check(float(x[k - 1]))
+        for k, (lo, hi) in self._cylinder_ranges:
+            if not lo < v[k - 1] < hi:
+                self.crane.cylinders[k].check(v[k - 1])  # raises with the message
