@@ -9,20 +9,14 @@ int mbs_crane_values_size(const mbs_model *m, const mbs_crane_outputs_model *o) 
     return o->n_x + o->n_angles + 3 + 6 + 6 * o->n_rows + 6 * o->reactions->ncyl + 2 * o->n_act + 1;
 }
 
-/* The end-stop forces of the first n_act coordinates (effort_laws.end_stop_efforts: a spring-damper beyond a
- * limit that only pushes back) into stop; returns 1 when one coordinate is beyond its stop. */
+/* The end-stop forces of the first n_act coordinates (mbs_end_stop) into stop; returns 1 when one coordinate is
+ * beyond its stop. */
 static int end_stops(const mbs_effort_law *law, int n_act, const double *q, const double *u, double *stop) {
     int active = 0;
     for (int i = 0; i < n_act; i++) {
-        stop[i] = 0.0;
-        if (!law->stop_k) continue;
-        if (q[i] < law->stop_low[i]) {
-            stop[i] = fmax(law->stop_k[i] * (law->stop_low[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
-            active = 1;
-        } else if (q[i] > law->stop_high[i]) {
-            stop[i] = fmin(law->stop_k[i] * (law->stop_high[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
-            active = 1;
-        }
+        const int beyond = law->stop_k && (q[i] < law->stop_low[i] || q[i] > law->stop_high[i]);
+        stop[i] = beyond ? mbs_end_stop(law, i, q[i], u[i]) : 0.0;
+        active |= beyond;
     }
     return active;
 }

@@ -2,6 +2,14 @@
  * dynamics, above the kinematics (kinematics.c) and the linear algebra (cholesky.c). See multibody.h. */
 #include "multibody.h"
 
+/* The end stop of coordinate i (law->stop_k set): pushes back beyond a stroke limit, never pulls
+ * (effort_laws.end_stop_efforts); 0 inside the limits. */
+double mbs_end_stop(const mbs_effort_law *law, int i, double q, double u) {
+    if (q < law->stop_low[i]) return fmax(law->stop_k[i] * (law->stop_low[i] - q) - law->stop_c[i] * u, 0.0);
+    if (q > law->stop_high[i]) return fmin(law->stop_k[i] * (law->stop_high[i] - q) - law->stop_c[i] * u, 0.0);
+    return 0.0;
+}
+
 /* The law's efforts (effort_laws.CoordinateEffortLaw.efforts); mgz: the weight term of (46), for gravity
  * compensation (NULL: the law must not compensate). */
 void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const double *u, const double *inputs,
@@ -9,10 +17,7 @@ void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const do
     for (int i = 0; i < n; i++) {
         double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
         for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
-        if (law->stop_k) { /* end stop: pushes back beyond a stroke limit, never pulls (end_stop_efforts) */
-            if (q[i] < law->stop_low[i]) e += fmax(law->stop_k[i] * (law->stop_low[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
-            else if (q[i] > law->stop_high[i]) e += fmin(law->stop_k[i] * (law->stop_high[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
-        }
+        if (law->stop_k) e += mbs_end_stop(law, i, q[i], u[i]);
         if (law->gravity_compensation && mgz && !(law->prescribed && law->prescribed[i])) e += law->g * mgz[i];
         eff[i] = e;
     }
