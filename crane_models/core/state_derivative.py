@@ -64,6 +64,11 @@ class StateDerivative:
         may hold it). Not for a law with prescribed coordinates (a model with one evaluates anew)."""
         if self.law.prescribed is not None:
             raise ValueError("with_new_inputs does not apply to a law with prescribed coordinates")
+        native = self.system.native
+        if kin.record is not None and native is not None:  # the kernel's evaluation: updated by the kernel
+            out = native.update_inputs(kin, self._law_record(native), old, new)
+            if out is not None:
+                return out
         d_efforts = self.law.input_gain @ (np.asarray(new, dtype=float) - old)
         d_udot = self.system.solve_with(kin, d_efforts)
         if kin.record is not None:  # a kernel record: changed in a copy

@@ -5,6 +5,8 @@ A *model* here is any object with
 * ``input_names``, ``state_size``;
 * ``derivative(t, x, inputs) -> (ẋ, aux)`` -- ``aux`` carries what the outputs need at that point;
 * ``outputs(t, x, inputs, aux) -> dict`` of output name to float;
+* optionally ``write_outputs(t, x, inputs, aux, names, out)``: the outputs ``names`` into the float64 array ``out``
+  (the compiled models: one kernel call with an index map made once per ``names``, ``core.native.outputs``);
 * ``check_state(x)`` raising ``ValueError`` when the state left the model's validity;
 * optionally ``update_inputs(x, aux, old_inputs, new_inputs) -> (ẋ, aux)``, a cheap exact update of
   the last evaluation when only the inputs changed;
@@ -25,7 +27,9 @@ A *model* here is any object with
   the crossing is then located inside that step as above, and a communication step without a switch is one
   kernel call.
 
-:class:`CoSimulation` is what ``doStep`` calls; :func:`simulate_reference` is the standalone solver
+The optional hooks other than ``compiled`` are looked up once, when the :class:`CoSimulation` is made (a wrapper's
+``__getattr__`` made each failed look-up cost more than a step's other bookkeeping). :class:`CoSimulation` is what
+``doStep`` calls; :func:`simulate_reference` is the standalone solver
 (``scipy.integrate.solve_ivp``, tight tolerances) used to validate the FMUs.
 """
 from __future__ import annotations
@@ -37,7 +41,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .integrators import StepBudgetExceeded, StepCancelled, StepFailure, _rounding, make_stepper
-from .state_checks import array_problem, layout_problem, number_problem
+from .state_checks import cosimulation_state_problem
 
 __all__ = ["CoSimulation", "simulate_reference", "StepFailure", "StepCancelled", "EVENT_TIME_TOLERANCE"]
 
@@ -80,6 +84,11 @@ class CoSimulation:
         self.stepper.cancel_flag = self._cancel
         self.max_internal_steps = None if max_internal_steps is None else int(max_internal_steps)
         self._impose = getattr(model, "impose_inputs", None)
+        # The optional hooks a step asks for, looked up once (see the module's docstring); not ``compiled``.
+        self._restart = getattr(model, "restart_step_integrals", None)
+        self._has_switch_times = hasattr(model, "switch_times")
+        self._has_events = hasattr(model, "event_indicators")
+        self._update = getattr(model, "update_inputs", None)
         if self._impose is not None:
             self.x = self._impose(self.x, self.inputs)
         model.check_state(self.x)
@@ -87,11 +96,12 @@ class CoSimulation:
 
     def set_inputs(self, inputs: np.ndarray) -> None:
         inputs = np.asarray(inputs, dtype=float)
-        if not np.array_equal(inputs, self.inputs):
+        if inputs.shape != self.inputs.shape or inputs.tolist() != self.inputs.tolist():  # np.array_equal, cheaper
             # Updated incrementally only from a finite derivative: one from an overflowed input (1e308 N m) would
-            # stay poisoned (inf - inf) after the input is put back; it is evaluated afresh instead.
-            if self._aux is not None and hasattr(self.model, "update_inputs") and np.isfinite(self._k).all():
-                self._k, self._aux = self.model.update_inputs(self.x, self._aux, self.inputs, inputs)
+            # stay poisoned (inf - inf) after the input is put back; it is evaluated afresh instead (k·k is finite
+            # only when every k is, and beyond 1e154 an evaluation afresh is as right).
+            if self._aux is not None and self._update is not None and math.isfinite(self._k @ self._k):
+                self._k, self._aux = self._update(self.x, self._aux, self.inputs, inputs)
             else:
                 self._k = self._aux = None
             self.inputs = inputs.copy()
@@ -107,9 +117,8 @@ class CoSimulation:
     def _restart_step_integrals(self) -> None:
         """Quadrature states that measure one communication step (a model's step-mean outputs) start each
         step at zero; a change drops the cache."""
-        restart = getattr(self.model, "restart_step_integrals", None)
-        if restart is not None:
-            x = restart(self.x)
+        if self._restart is not None:
+            x = self._restart(self.x)
             if x is not self.x:
                 self.x, self._k, self._aux = x, None, None
 
@@ -164,7 +173,7 @@ class CoSimulation:
         # * a switch inside the step: integrate to four ulp before it (the last stage of a step sits at its
         #   end and must still see the left value; four ulp of time are below anything a model resolves) and
         #   restart from the value after it; a switch within rounding of t_end ends the step there.
-        for ts in getattr(self.model, "switch_times", ()):
+        for ts in (self.model.switch_times if self._has_switch_times else ()):
             if t < ts <= t + _rounding(t):  # a start rounded just before a switch: start at it, after it
                 t = ts
                 k, aux = self._f(ts, x)
@@ -182,7 +191,7 @@ class CoSimulation:
     def _advance(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
         """The stepper from ``t`` to ``t_end`` (no switching time in between), stopping at the model's state
         events (:meth:`_advance_to_events`)."""
-        if not hasattr(self.model, "event_indicators"):
+        if not self._has_events:
             return self._integrate(t, x, t_end, k, aux)
         return self._advance_to_events(t, x, t_end, k, aux)
 
@@ -275,27 +284,8 @@ class CoSimulation:
 
     def state_problem(self, state) -> Optional[str]:
         """None when ``state`` (a :meth:`get_state` of this model with the same parameters) fits what this
-        simulation allocates -- time, state, inputs, the stepper's data, and the cached evaluation compared with
-        the model's own at that point -- else one line naming the first field that does not."""
-        if not (isinstance(state, tuple) and len(state) == 6):
-            return "the co-simulation state must be a tuple of 6 items"
-        t, x, inputs, stepper, k, aux = state
-        problem = (number_problem("the time t", t) or array_problem("the state x", x, self.x.shape)
-                   or array_problem("the inputs", inputs, self.inputs.shape)
-                   or self.stepper.state_problem(stepper, self.x.size)
-                   or (k is not None and array_problem("the cached derivative k", k, self.x.shape)))
-        if problem:
-            return problem
-        if (k is None) != (aux is None):
-            return "the cached derivative k and its evaluation aux must both be present or both None"
-        try:
-            self.model.check_state(x)
-            if aux is None:
-                return None
-            _, reference = self.model.derivative(t, x, inputs)  # what the model allocates at that point
-        except (ValueError, ArithmeticError) as exc:
-            return f"the state x is outside the model's domain ({exc})"
-        return layout_problem("the cached evaluation aux", aux, reference)
+        simulation allocates, else one line naming the first field that does not (:func:`cosimulation_state_problem`)."""
+        return cosimulation_state_problem(state, self.model, self.x.shape, self.inputs.shape, self.stepper)
 
     def outputs(self) -> dict:
         _, aux = self._current()

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["array_problem", "number_problem", "layout_problem"]
+__all__ = ["array_problem", "number_problem", "layout_problem", "cosimulation_state_problem"]
 
 
 def _shape_text(shape: tuple) -> str:
@@ -79,3 +79,29 @@ def layout_problem(where: str, value: Any, template: Any) -> Optional[str]:
     if hasattr(template, "__dataclass_fields__"):
         return layout_problem(where, vars(value), vars(template))
     return None if value == template else f"{where} = {value!r} must be {template!r}"
+
+
+def cosimulation_state_problem(state, model, x_shape: tuple, inputs_shape: tuple, stepper) -> Optional[str]:
+    """None when ``state`` (an ``integration.cosimulation.CoSimulation.get_state`` of ``model`` with the same
+    parameters) fits what that simulation allocates -- time, state (``x_shape``), inputs (``inputs_shape``), the
+    ``stepper``'s data, and the cached evaluation compared with the model's own at that point -- else one line naming
+    the first field that does not."""
+    if not (isinstance(state, tuple) and len(state) == 6):
+        return "the co-simulation state must be a tuple of 6 items"
+    t, x, inputs, carried, k, aux = state
+    problem = (number_problem("the time t", t) or array_problem("the state x", x, x_shape)
+               or array_problem("the inputs", inputs, inputs_shape)
+               or stepper.state_problem(carried, int(np.prod(x_shape)))
+               or (k is not None and array_problem("the cached derivative k", k, x_shape)))
+    if problem:
+        return problem
+    if (k is None) != (aux is None):
+        return "the cached derivative k and its evaluation aux must both be present or both None"
+    try:
+        model.check_state(x)
+        if aux is None:
+            return None
+        _, reference = model.derivative(t, x, inputs)  # what the model allocates at that point
+    except (ValueError, ArithmeticError) as exc:
+        return f"the state x is outside the model's domain ({exc})"
+    return layout_problem("the cached evaluation aux", aux, reference)

@@ -83,6 +83,11 @@ def euler_angles(R: np.ndarray) -> np.ndarray:
                      math.atan2(R[1, 0], R[0, 0])])
 
 
+# Hooks of the wrapped model that produce outputs or take inputs in its own frame: not passed through (the
+# co-simulation then takes this model's outputs() and evaluates anew for new inputs).
+_OWN_OUTPUTS = frozenset(("write_outputs", "output_writer", "update_inputs"))
+
+
 class ShipMountedModel:
     """A moving-base crane model seen through :class:`ShipMounting`: its motion inputs (indices ``motion_at`` …
     ``motion_at + 15``: angles, ω, ω̇, acceleration, velocity) taken in the ship's frame at its reference point,
@@ -103,6 +108,8 @@ class ShipMountedModel:
             self.compiled = lambda t, inputs: model.compiled(t, self.base_inputs(inputs))
 
     def __getattr__(self, name: str):
+        if name in _OWN_OUTPUTS:  # the wrapped model's would skip the ship frame: outputs() is this model's
+            raise AttributeError(name)
         return getattr(self.model, name)
 
     def base_inputs(self, inputs: np.ndarray) -> np.ndarray:

@@ -2,6 +2,14 @@
  * dynamics, above the kinematics (kinematics.c) and the linear algebra (cholesky.c). See multibody.h. */
 #include "multibody.h"
 
+/* The end stop of coordinate i (law->stop_k set): pushes back beyond a stroke limit, never pulls
+ * (effort_laws.end_stop_efforts); 0 inside the limits. */
+double mbs_end_stop(const mbs_effort_law *law, int i, double q, double u) {
+    if (q < law->stop_low[i]) return fmax(law->stop_k[i] * (law->stop_low[i] - q) - law->stop_c[i] * u, 0.0);
+    if (q > law->stop_high[i]) return fmin(law->stop_k[i] * (law->stop_high[i] - q) - law->stop_c[i] * u, 0.0);
+    return 0.0;
+}
+
 /* The law's efforts (effort_laws.CoordinateEffortLaw.efforts); mgz: the weight term of (46), for gravity
  * compensation (NULL: the law must not compensate). */
 void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const double *u, const double *inputs,
@@ -9,10 +17,7 @@ void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const do
     for (int i = 0; i < n; i++) {
         double e = law->constant[i] + (law->linear[i] + law->cubic[i] * q[i] * q[i]) * q[i] + law->damping[i] * u[i];
         for (int j = 0; j < law->n_in; j++) e += law->input_gain[i * law->n_in + j] * inputs[j];
-        if (law->stop_k) { /* end stop: pushes back beyond a stroke limit, never pulls (end_stop_efforts) */
-            if (q[i] < law->stop_low[i]) e += fmax(law->stop_k[i] * (law->stop_low[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
-            else if (q[i] > law->stop_high[i]) e += fmin(law->stop_k[i] * (law->stop_high[i] - q[i]) - law->stop_c[i] * u[i], 0.0);
-        }
+        if (law->stop_k) e += mbs_end_stop(law, i, q[i], u[i]);
         if (law->gravity_compensation && mgz && !(law->prescribed && law->prescribed[i])) e += law->g * mgz[i];
         eff[i] = e;
     }
@@ -81,6 +86,39 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     }
     memcpy(L, M, sizeof(double) * n * n);
     return mbs_solve_spd(n, 1, L, rhs, udot) ? -1 : 0;
+}
+
+/* New inputs at the same evaluation (state_derivative.StateDerivative.with_new_inputs is the specification): the
+ * efforts are affine in the inputs, so efforts += B (new - old) and udot += M^-1 B (new - old) are exact; the
+ * record rec of mbs_derivative is changed in place (the caller copies it first when the old one must stay).
+ * work: n * n + 2 * n doubles. Returns 0, -1 when M is not positive definite (rec unchanged) or -2 for a law
+ * with prescribed coordinates (their udot is an input, not a solve: the caller evaluates anew). */
+int mbs_update_inputs(const mbs_model *m, const mbs_effort_law *law, const double *old_inputs,
+                      const double *new_inputs, double *rec, double *work) {
+    const int n = m->n, n_in = law->n_in;
+    if (law->prescribed) return -2;
+    const mbs_out o = layout_of(m, rec + record_head(m));
+    double *d_eff = work, *d_udot = work + n, *L = work + 2 * n;
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < n_in; j++) s += law->input_gain[i * n_in + j] * (new_inputs[j] - old_inputs[j]);
+        d_eff[i] = s;
+    }
+    if (m->invert && o.Minv[0] == o.Minv[0]) {
+        for (int i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += o.Minv[i * n + j] * d_eff[j];
+            d_udot[i] = s;
+        }
+    } else {
+        memcpy(L, o.M, sizeof(double) * n * n);
+        if (mbs_solve_spd(n, 1, L, d_eff, d_udot)) return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        rec[2 * n + i] += d_udot[i];
+        rec[3 * n + i] += d_eff[i];
+    }
+    return 0;
 }
 
 /* Inertial wrenches W_in = [m (v' + w x v); I w' + w x I w] of eqs. (47)-(48) at each COG, body

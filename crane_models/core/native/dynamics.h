@@ -25,9 +25,14 @@ typedef struct {
 
 /* The law's efforts (effort_laws.CoordinateEffortLaw.efforts); mgz: the weight term of (46), for gravity
  * compensation (NULL: the law must not compensate). */
+/* The end stop of coordinate i of a law with stops (effort_laws.end_stop_efforts), 0 inside the limits. */
+double mbs_end_stop(const mbs_effort_law *law, int i, double q, double u);
 void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const double *u, const double *inputs,
                      const double *mgz, double *eff);
 int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, double *rec, double *work);
+
+int mbs_update_inputs(const mbs_model *m, const mbs_effort_law *law, const double *old_inputs,
+                      const double *new_inputs, double *rec, double *work);
 
 int mbs_inertial_wrenches(const mbs_model *m, const double *rec, const double *udot, double *out);
 

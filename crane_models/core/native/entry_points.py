@@ -29,7 +29,7 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # (linear algebra, the steppers, the models, a model under a stepper), and each file calls only files listed
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
 SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "dynamics.c", "task.c", "reactions.c",
-           "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c")
+           "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -42,6 +42,7 @@ PROTOTYPES = {
     # dynamics.c
     "mbs_derivative": (c_int, (_P,) * 5),
     "mbs_inertial_wrenches": (c_int, (_P,) * 4),
+    "mbs_update_inputs": (c_int, (_P,) * 6),
     # task.c
     "mbs_task_derivative": (c_int, (_P,) * 4 + (c_double,) + (_P,) * 4),
     # stepping.c
@@ -52,6 +53,11 @@ PROTOTYPES = {
     "mbs_interface_wrench": (c_int, (_P,) * 4 + (c_int, c_int, _P, c_int, _P, _P, c_int, c_double, _P, _P)),
     "mbs_interface_inertia": (c_int, (c_int, _P, _P, _P, c_int) + (_P,) * 4),
     "mbs_base_loads": (c_int, (_P,) * 8),
+    # crane_outputs.c
+    "mbs_crane_values_size": (c_int, (_P,) * 2),
+    "mbs_crane_outputs": (c_int, (_P,) * 8 + (c_int, _P, _P)),
+    "mbs_cut_values_size": (c_int, (_P,)),
+    "mbs_cut_outputs": (c_int, (_P,) * 7 + (c_int, _P, _P)),
     # payload.c
     "mbs_payload_derivative": (c_int, (_P,) * 9),
     "mbs_payload_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 2 + (c_int, _P, c_int, c_int)

@@ -11,11 +11,14 @@
  *                 stepper shares (controller, return codes);
  *   rosenbrock.h  rosenbrock.c mbs_rosenbrock_rhs, the Rosenbrock-W method over any right-hand side;
  *   kinematics.h  kinematics.c mbs_evaluate (kinematics, M, C) and the tree walk every entry point starts with;
- *   dynamics.h    dynamics.c the joint effort law, mbs_derivative (state derivative), mbs_inertial_wrenches;
+ *   dynamics.h    dynamics.c the joint effort law, mbs_derivative (state derivative), mbs_update_inputs (the same
+ *                 evaluation for new inputs), mbs_inertial_wrenches;
  *   task.h        task.c mbs_task_derivative (point springs, a programmed constraint and joint friction by the
  *                 articulated-body algorithm: models/flexible_crane is its specification);
  *   reactions.h   reactions.c mbs_aux_speeds (constraint forces by auxiliary speeds), mbs_reactions (joint
  *                 reactions), mbs_interface_wrench, mbs_interface_inertia, mbs_base_loads (a crane on a moving base);
+ *   crane_outputs.h  crane_outputs.c mbs_crane_outputs: every output of a crane from one evaluation, written into
+ *                 the caller's output table by an index map;
  *   tree_rhs.h    tree_rhs.c a tree's right-hand side as the steppers see it, jacobian.c its Jacobian;
  *   payload.h     payload.c mbs_payload_derivative, mbs_payload_integrate (a load on a hoisting wire from a body
  *                 point);
@@ -40,6 +43,7 @@
 #include "dynamics.h"
 #include "task.h"
 #include "reactions.h"
+#include "crane_outputs.h"
 #include "tree_rhs.h"
 #include "payload.h"
 #include "stepping.h"

@@ -7,6 +7,8 @@ from typing import Optional
 
 import numpy as np
 
+from ...integration.integrators import StepBudgetExceeded, StepCancelled, StepFailure
+from ...integration.rosenbrock import RosenbrockW
 from .buffers import BAD_BUFFERS, buffer_lengths
 from .system import NativeEffortLaw, NativeKinematics, NativeSystem, _address, library
 
@@ -107,9 +109,19 @@ class NativeIntegration:
         self._fn = library().mbs_integrate
         self._final = ctypes.c_int(-1)
         self._stepper = _Stepper()
+        self._stepper_ptr = ctypes.addressof(self._stepper)
         self._work = np.empty(0)  # the stages and the stage input
         self._tableaus = {}
         self._implicit = None  # implicit.NativeRosenbrock, made on first use
+        # The state and derivative a stepping call advances in place: the caller's are copied in and out, so that
+        # the kernel's arguments (addresses, the buffers' lengths) are made once (_arguments), not every step.
+        self._settings, self._flag = None, None  # what the stepper record holds
+        self._state = self._slope = np.zeros(0)  # of self.size values, made on first use (a subclass sets the size)
+        self._arguments = {}  # tableau -> (the arguments before the inputs, those after t and t_end, lengths)
+        self._task_pointer = task.pointer if task is not None else None
+        # The inputs of a stepping call, copied here (one double more: an address even for a law without inputs).
+        self._inputs_store = np.zeros(law.n_inputs + 1)
+        self._inputs = self._inputs_store[:law.n_inputs]
 
     # Only the tree right-hand sides have the kernel's Jacobian (a payload's wire is not in it).
     implicit_steps = True
@@ -117,8 +129,6 @@ class NativeIntegration:
     def can_advance(self, stepper) -> bool:
         """Whether :meth:`advance` runs ``stepper`` in the kernel: an explicit pair (a ``tableau()``), or the
         Rosenbrock-W stepper without a Jacobian of its own and with every state under error control."""
-        from ...integration.rosenbrock import RosenbrockW
-
         if hasattr(stepper, "tableau"):
             return True
         return (self.implicit_steps and isinstance(stepper, RosenbrockW) and stepper.jacobian is None
@@ -134,29 +144,38 @@ class NativeIntegration:
     def advance(self, stepper, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux, inputs: np.ndarray) -> tuple:
         """``stepper.advance`` (see :meth:`can_advance`) in the kernel: ``(y, k_end, aux_end)`` at ``t_end``;
         raises the stepper's StepFailure as it does (StepCancelled when its ``cancel_flag`` was set)."""
-        from ...integration.integrators import StepBudgetExceeded, StepCancelled, StepFailure
-
         st = self._stepper
-        st.rtol, st.atol, st.max_step, st.min_step, st.h = stepper.rtol, stepper.atol, stepper.max_step, \
-            stepper.min_step, stepper.h
-        st.evaluations = st.accepted = st.rejected = 0
+        settings = (stepper.rtol, stepper.atol, stepper.max_step, stepper.min_step)
+        if settings != self._settings:  # the stepper's fixed settings: written when they change only
+            st.rtol, st.atol, st.max_step, st.min_step = self._settings = settings
+        st.h = stepper.h
         budget = getattr(stepper, "step_budget", None)
         st.max_steps = _LONG_MAX if budget is None else max(int(budget), 0)
+        st.evaluations = st.accepted = st.rejected = 0  # the budget counts this call's steps (mbs_integrate_rhs)
         flag = getattr(stepper, "cancel_flag", None)
-        st.cancel = ctypes.addressof(flag) if flag is not None else None
+        if flag is not self._flag:  # kept: the record holds its address
+            st.cancel, self._flag = (ctypes.addressof(flag) if flag is not None else None), flag
         st.poll, st.poll_ctx = getattr(stepper, "cancel_poll", None) or (None, None)
-        y = np.array(y, dtype=float)
-        k = np.array(k1, dtype=float)
+        if np.size(y) != self.size or np.size(k1) != self.size:
+            raise ValueError(f"the kernel refused the buffers: y has {np.size(y)} and k {np.size(k1)} values, the "
+                             f"model {self.size}")
+        if self._state.size != self.size:
+            self._state, self._slope = np.zeros(self.size), np.zeros(self.size)
+            self._arguments.clear()
+        self._state[:] = y
+        self._slope[:] = k1
+        y, k = self._state, self._slope
         if hasattr(stepper, "tableau"):
             code = self._run(self._explicit_tableau(stepper), inputs, t, t_end, y, k)
         else:
             code = self._rosenbrock().advance(stepper, st, t, y, t_end, k, inputs)
         stats = stepper.stats
+        accepted, rejected = st.accepted, st.rejected
         stats["evaluations"] += st.evaluations
-        stats["accepted"] += st.accepted
-        stats["rejected"] += st.rejected
+        stats["accepted"] += accepted
+        stats["rejected"] += rejected
         if budget is not None:
-            stepper.step_budget = budget - (st.accepted + st.rejected)
+            stepper.step_budget = budget - (accepted + rejected)
         if code == 2:
             raise StepBudgetExceeded(f"the budget of internal steps ran out at t = {st.t:.9g} s")
         if code == 4:
@@ -173,7 +192,7 @@ class NativeIntegration:
         if i >= 0:  # the record of the last accepted evaluation, copied: the buffers are reused
             rec = self._recs[i * self._stride:(i + 1) * self._stride].copy()
             aux = self._make_aux(rec[:self._native.size], rec[self._native.size:])
-        return y, k, aux
+        return y.copy(), k.copy(), aux
 
     def _explicit_tableau(self, stepper) -> NativeTableau:
         tableau = self._tableaus.get(type(stepper))
@@ -181,6 +200,7 @@ class NativeIntegration:
             tableau = self._tableaus[type(stepper)] = NativeTableau(*stepper.tableau())
         if self._work.size < (tableau.stages + 1) * self.size:
             self._work = np.empty((tableau.stages + 1) * self.size)
+            self._arguments.clear()  # they hold the old buffer's address
         return tableau
 
     def jacobian(self, t: float, y: np.ndarray, inputs: np.ndarray, f0: Optional[np.ndarray] = None,
@@ -203,12 +223,25 @@ class NativeIntegration:
 
     def _run(self, tableau: NativeTableau, inputs: np.ndarray, t: float, t_end: float, y: np.ndarray,
              k: np.ndarray) -> int:
-        """The kernel's stepping call on ``y`` and ``k`` in place; its return code."""
-        return self._fn(self._native._model_ptr, self._law.pointer, self._native._inputs_address(inputs),
-                        self._task.pointer if self._task is not None else None, tableau.pointer,
-                        ctypes.addressof(self._stepper), t, t_end, _address(y), _address(k), _address(self._recs),
-                        self._native.size, self._stride, ctypes.addressof(self._final), self._model_work,
-                        _address(self._work), ctypes.byref(buffer_lengths(y, k, self._recs, self._work)))
+        """The kernel's stepping call on ``y`` and ``k`` (this integration's own buffers) in place; its return
+        code."""
+        args = self._arguments.get(tableau)
+        if args is None:
+            args = self._arguments[tableau] = self._stepping_arguments(tableau)
+        head, tail, _ = args
+        if inputs.size != self._inputs.size:
+            raise ValueError(f"the law takes {self._inputs.size} inputs, got {inputs.size}")
+        self._inputs[:] = inputs
+        return self._fn(*head, self._task_pointer, tableau.pointer, self._stepper_ptr, t, t_end, *tail)
+
+    def _stepping_arguments(self, tableau: NativeTableau) -> tuple:
+        """``mbs_integrate``'s arguments that stay: before the task (model, law, inputs), and after ``t`` and
+        ``t_end`` (the buffers, which do not move, and the record of their lengths, kept alive with them)."""
+        lengths = buffer_lengths(self._state, self._slope, self._recs, self._work)
+        return ((self._native._model_ptr, self._law.pointer, _address(self._inputs_store)),
+                (_address(self._state), _address(self._slope), _address(self._recs), self._native.size, self._stride,
+                 ctypes.addressof(self._final), self._model_work, _address(self._work), ctypes.addressof(lengths)),
+                lengths)
 
     def kinematics(self, record: np.ndarray) -> "NativeKinematics":
         return NativeKinematics(record, self._native._derivative_layout, self._native.invert)

@@ -48,6 +48,11 @@ def _address(a: np.ndarray) -> int:
     return ctypes.addressof(ctypes.c_double.from_buffer(a))
 
 
+def _plain(a: np.ndarray) -> np.ndarray:
+    """``a`` when :func:`_address` takes it (contiguous, writable, float64), else such a copy (kept by the caller)."""
+    return a if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable else np.array(a, dtype=float)
+
+
 def native_enabled() -> bool:
     return os.environ.get("CRANE_COSIM_NATIVE", "1") != "0"
 
@@ -183,6 +188,7 @@ class NativeSystem:
         self._solve = lib.mbs_solve_spd
         self._inertial = lib.mbs_inertial_wrenches
         self._derivative = lib.mbs_derivative
+        self._update_inputs = lib.mbs_update_inputs
         self._task_derivative = lib.mbs_task_derivative
         self._inputs, self._inputs_ptr = None, 0
         coord = np.array([b.coordinate if b.coordinate is not None else -1 for b in system.bodies], dtype=np.intc)
@@ -293,6 +299,19 @@ class NativeSystem:
         code = self._task_derivative(self._model_ptr, law.pointer, self._inputs_address(inputs), task.pointer, t,
                                      zp, base, zp + 8 * nj, task.work_pointer)
         return self._finish(rec, code, law, task), rec[self.size + nj:]
+
+    def update_inputs(self, kin: "NativeKinematics", law: "NativeEffortLaw", old: np.ndarray,
+                      new: np.ndarray) -> Optional["NativeKinematics"]:
+        """The evaluation ``kin`` of :meth:`derivative` for the inputs ``new`` instead of ``old``, in a copy
+        (``mbs_update_inputs``: ``u̇ += M⁻¹ B Δw``, ``e += B Δw``); None when the kernel cannot (a law with prescribed
+        coordinates, ``M`` not positive definite): the caller evaluates anew or solves in numpy."""
+        if old.size != law.n_inputs or new.size != law.n_inputs:
+            raise ValueError(f"the law takes {law.n_inputs} inputs, got {old.size} and {new.size}")
+        rec, old, new = kin.record.copy(), _plain(old), _plain(new)
+        if self._update_inputs(self._model_ptr, law.pointer, _address(old), _address(new), _address(rec),
+                               self._work_ptr):
+            return None
+        return NativeKinematics(rec, kin._layout, kin._inverted, ("xdot",))
 
     def _inputs_address(self, inputs: np.ndarray) -> int:
         if inputs is not self._inputs:  # the same array through all stages of a step: its address once

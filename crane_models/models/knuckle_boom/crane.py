@@ -19,10 +19,13 @@ Choices where the paper is silent (see also the field descriptions below):
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core.effort_laws import CoordinateEffortLaw, end_stop_efforts
 from ...core.kane import Body, Kinematics, MultibodySystem, identity_map
+from ...core.native.outputs import NativeCraneOutputs, OutputWriters, kernel_writer
 from ...core.state_derivative import StateDerivative
 from ...core.parameters import ParameterError, validate
 from ...core.reactions import CylinderUnit, ReactionSolver
@@ -229,6 +232,11 @@ _REAL_OUTPUT_ORDER = (
     + [f"cylinder{k}_{part}_force_{a}" for k in (2, 3) for part in ("barrel", "piston") for a in "xyz"]
     + ["applied_king_torque", "applied_cylinder2_force", "applied_cylinder3_force", "end_stop_force2",
        "end_stop_force3"])
+# The values mbs_crane_outputs computes, in its order (crane_outputs.h): the real outputs, with the load on the base
+# (zero: the crane stands on the ground) after the tip, the king's end-stop force among the stops (None: not
+# outputs) and the integer output last.
+_KERNEL_VALUE_ORDER = (_REAL_OUTPUT_ORDER[:13] + [None] * 6 + _REAL_OUTPUT_ORDER[13:-2] + [None]
+                       + _REAL_OUTPUT_ORDER[-2:] + ["end_stop_active"])
 
 
 def crane_effort_law(crane: KnuckleBoomCrane, controller: KnuckleBoomController, enabled: bool) -> CoordinateEffortLaw:
@@ -268,6 +276,10 @@ class KnuckleBoomModel:
         self._kp, self._kd = self.controller.kp, self.controller.kd
         self.law = self._effort_law()
         self._dynamics = StateDerivative(self.crane.system, self.law, self.crane.params.g)
+        self._native_outputs = None  # (NativeSystem, NativeCraneOutputs) once built
+        # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
+        self.write_outputs = OutputWriters(self.output_writer)
+        self._cylinder_ranges = [(k, self.crane.cylinders[k].extension_range()) for k in (2, 3)]
 
     def _effort_law(self) -> CoordinateEffortLaw:
         return crane_effort_law(self.crane, self.controller, self.controller_enabled)
@@ -324,8 +336,36 @@ class KnuckleBoomModel:
         out["end_stop_active"] = int(active)
         return out
 
+    def output_writer(self, names: tuple, constants: dict | None = None):
+        """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
+        into ``out``; ``constants``: further outputs of fixed value (name: number) among ``names``. By
+        ``mbs_crane_outputs`` when ``aux`` is the kernel's, else from :meth:`crane_outputs` (numpy's kinematics)."""
+        return kernel_writer(self._kernel_outputs(), names, constants or {},
+                             lambda x, inputs, aux: self.crane_outputs(aux, x, aux.udot),
+                             lambda aux: aux.record is not None)
+
+    def _kernel_outputs(self) -> NativeCraneOutputs | None:
+        """The kernel's record of this crane's outputs (built on first use), None without the kernel."""
+        native, solver = self.crane.system.native, self.crane.reaction_solver.native
+        if native is None or solver is None:
+            return None
+        if self._native_outputs is None or self._native_outputs[0] is not native:
+            ix = self.crane.system.index
+            crane = self.crane
+            king, (b2, b3), (p2, p3) = crane._king, crane._barrels, crane._pistons
+            actuators = [(6 * king + 5, 0, 1.0), (6 * b2 + 2, 1, -1.0), (6 * p2 + 2, 1, 1.0), (6 * b3 + 2, 2, -1.0),
+                         (6 * p3 + 2, 2, 1.0)]  # (67)-(68): T1 about z1; -F_k on barrel k, +F_k on piston k
+            outputs = NativeCraneOutputs(
+                native, solver, self._dynamics._law_record(native), _KERNEL_VALUE_ORDER, range(6),
+                [ix[n] for n in ("boom2", "boom3", "barrel2", "barrel3")], ix["boom3"], (0.0, 0.0, self.crane.params.l3),
+                3, actuators, [(king, True), (ix["boom2"], False), (ix["boom3"], False)])
+            self._native_outputs = (native, outputs)
+        return self._native_outputs[1]
+
     def check_state(self, x: np.ndarray) -> None:
-        if not np.all(np.isfinite(x)):
+        v = x.tolist()  # floats: cheaper to test one by one than numpy's calls at this size (once per step)
+        if not all(map(math.isfinite, v)):
             raise ValueError(f"state became non-finite: {x}")
-        for k in (2, 3):
-            self.crane.cylinders[k].check(float(x[k - 1]))
+        for k, (lo, hi) in self._cylinder_ranges:
+            if not lo < v[k - 1] < hi:
+                self.crane.cylinders[k].check(v[k - 1])  # raises with the message

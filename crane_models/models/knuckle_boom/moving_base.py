@@ -38,6 +38,7 @@ import numpy as np
 from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut
 from ...core.effort_laws import CoordinateEffortLaw, prescribed_accelerations, stacked
 from ...core.kane import Kinematics
+from ...core.native.outputs import NativeCraneOutputs, OutputWriters, kernel_writer
 from ...core.native.wrenches import NativeBaseLoads, NativeInterfaceInertia
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
@@ -77,6 +78,10 @@ OUTPUTS = (
        ("end_stop_force3", "N", "end-stop force on piston 3 (nonzero only beyond a stroke limit)")]
 )
 _OUTPUT_NAMES = [name for name, _, _ in OUTPUTS]
+# The values mbs_crane_outputs computes, in its order (crane_outputs.h): the real outputs up to the joint reactions,
+# the cylinders' support forces and the king's end-stop force (None: not outputs here), the rest, the integer output.
+_KERNEL_VALUE_ORDER = (_OUTPUT_NAMES[:37] + [None] * 12 + _OUTPUT_NAMES[37:40] + [None] + _OUTPUT_NAMES[40:42]
+                       + ["end_stop_active"])
 OUTPUTS = tuple(OUTPUTS) + tuple(INERTIA_OUTPUTS) + tuple(WRENCH0_OUTPUTS)
 
 
@@ -126,6 +131,9 @@ class KnuckleBoomOnMovingBaseModel:
                 self._reactions_at, [self._base] + self._reactions_at[1:], self._tip_body, (0.0, 0.0, self._tip_length),
                 self.crane.params.g)
         self._cylinder_ranges = [self.crane.cylinders[k].extension_range() for k in (2, 3)]
+        self._native_outputs = None  # (NativeSystem, NativeCraneOutputs) once built
+        # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
+        self.write_outputs = OutputWriters(self.output_writer)
 
     # -- the base motion ------------------------------------------------------------------------------
     def base_motion(self, inputs: np.ndarray) -> tuple:
@@ -241,6 +249,32 @@ class KnuckleBoomOnMovingBaseModel:
         w0 = np.concatenate((force, moment)) + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a
         out.update(inertia_values(A, w0[:3], w0[3:]))
         return out
+
+    def output_writer(self, names: tuple, constants: dict | None = None):
+        """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
+        into ``out``; ``constants``: further outputs of fixed value (name: number) among ``names``. By
+        ``mbs_crane_outputs`` (with ``mbs_base_loads``) when ``aux`` is the kernel's and the interface inertia is not
+        an output (A and W0 then come from :meth:`outputs`, the specification, as without the kernel)."""
+        kernel = None if self.inertia_outputs else self._kernel_outputs()
+        return kernel_writer(kernel, names, {**self._fixed_outputs, **(constants or {})},
+                             lambda x, inputs, aux: self.outputs_with(aux, x, inputs, aux.udot),
+                             lambda aux: aux.record is not None and "P" in aux._layout)
+
+    def _kernel_outputs(self) -> NativeCraneOutputs | None:
+        """The kernel's record of this crane's outputs (built on first use), None without the kernel."""
+        native, solver = self.system.native, self.crane.reaction_solver.native
+        if native is None or solver is None or self._native_loads is None:
+            return None
+        if self._native_outputs is None or self._native_outputs[0] is not native:
+            # (67)-(68) in the order of the base loads' entries: T1 on the king; -F2, -F3 on the barrels, +F2, +F3 on
+            # the pistons
+            actuators = list(zip(self._actuator_entries, (0, 1, 2, 1, 2), (1.0, -1.0, -1.0, 1.0, 1.0)))
+            outputs = NativeCraneOutputs(
+                native, solver, self._dynamics._law_record(native), _KERNEL_VALUE_ORDER, (0, 1, 2, 9, 10, 11),
+                self._angle_bodies, self._tip_body, (0.0, 0.0, self._tip_length), 3, actuators,
+                [(b, False) for b in self._reactions_at], self._native_loads)
+            self._native_outputs = (native, outputs)
+        return self._native_outputs[1]
 
     def loads(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray, extra: np.ndarray | None = None) -> tuple:
         """``(applied, force, moment, joints, tip)`` for the outputs: :meth:`loads_reference` in one kernel call

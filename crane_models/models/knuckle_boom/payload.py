@@ -23,6 +23,7 @@ from ...core.parameters import param, validate, ParameterError
 from ...core.payload import (Deck, Winch, Wire, contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate, wire_strain_energy)
 from ...core.native import NativeKinematics
+from ...core.native.outputs import OutputWriters, kernel_writer
 from ...core.native.payload import NativePayload
 from .crane import INPUTS, KnuckleBoomModel
 
@@ -110,6 +111,8 @@ class KnuckleBoomPayloadModel:
         self._indicators = None  # (x, indicators) of the last derivative
         self._native = None  # (NativeSystem, NativePayload) once built
         self.event_check_interval = 0.25 * math.pi * math.sqrt(self.mass * p.wire_length_min / p.wire_ea)
+        # The outputs named by the caller into its table (CoSimulation.write_outputs)
+        self.write_outputs = OutputWriters(self.output_writer)
 
     # -- state ----------------------------------------------------------------------------------
     def initial_state(self, crane_x0: np.ndarray) -> np.ndarray:
@@ -184,9 +187,14 @@ class KnuckleBoomPayloadModel:
         n = len(self.base.input_names)
         if not np.array_equal(old[:n], new[:n]):
             # u̇ (with the wire's part) changes as the crane's alone; kin.udot is the crane's alone in the
-            # reference's aux and the whole u̇ in the kernel's, and with_new_inputs changes it the same way.
-            udot = udot + self.crane.system.solve_with(kin, self.base.law.input_gain @ (new[:n] - old[:n]))
-            kin = self.base._dynamics.with_new_inputs(kin, old[:n], new[:n])
+            # reference's aux and the whole u̇ in the kernel's (there the aux's u̇ is the record's, kin.udot itself),
+            # and with_new_inputs changes it the same way: the kernel's is then the new u̇ (mbs_update_inputs).
+            updated = self.base._dynamics.with_new_inputs(kin, old[:n], new[:n])
+            if udot is kin.udot and updated.record is not None:
+                udot = updated.udot
+            else:
+                udot = udot + self.crane.system.solve_with(kin, self.base.law.input_gain @ (new[:n] - old[:n]))
+            kin = updated
         xdot = np.concatenate((x[3:6], udot, x[9:12], self._load_acceleration(force, contact),
                                [winch_rate(float(x[12]), float(new[n]), self.winch)]))
         return xdot, (kin, udot, force, tension, tip, contact)
@@ -233,6 +241,38 @@ class KnuckleBoomPayloadModel:
         return self._indicator_values(d, float(rel @ (x[9:12] - tip_v)) / d, float(x[12]), x)
 
     # -- outputs --------------------------------------------------------------------------------
+    def output_writer(self, names: tuple):
+        """``write(x, inputs, aux, out)``: the outputs ``names`` into ``out`` -- the crane's by ``mbs_crane_outputs``
+        with the wire force on the tip as an applied wrench, the payload's computed here into the plan's slots --
+        when ``aux`` is the kernel's; else from :meth:`outputs` (the specification)."""
+        kernel = self.base._kernel_outputs()
+        payload_names = [name for name, _, _ in PAYLOAD_OUTPUTS] + ["wire_slack"]
+        from_dict = kernel_writer(None, names, {}, lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux), None)
+        if kernel is None:
+            return from_dict
+        plan = kernel.plan(names, dict.fromkeys(payload_names, 0.0))
+        wanted = [(i, plan.slot[name]) for i, name in enumerate(payload_names) if name in plan.slot]
+        nb, body = self.crane.system.nb, self._tip_body
+
+        def write(x, inputs, aux, out) -> None:
+            kin, udot, force, tension, tip, contact = aux
+            if kin.record is None:
+                return from_dict(x, inputs, aux, out)
+            extra = np.zeros((nb, 6))
+            extra[body] = self.tip_wrench(kin, force, tip)
+            values = self._payload_values(x, kin, tension, tip, contact)
+            for i, at in wanted:
+                plan.values[at] = values[i]
+            kernel.write(plan, x, kin.record, out, udot, extra)
+
+        return write
+
+    def _payload_values(self, x: np.ndarray, kin, tension: float, tip: np.ndarray, contact: float) -> list:
+        """The payload outputs in the order of ``PAYLOAD_OUTPUTS``, then ``wire_slack`` (1.0 or 0.0)."""
+        # The booms lie in the king's y-z plane: its y axis is the radial direction.
+        radial, tangential = swing_angles_from_vertical(x[6:9] - tip, kin.rotation[self._king][:, 1])
+        return [float(v) for v in (tension, x[12], *x[6:12], radial, tangential, contact)] + [float(tension <= 0.0)]
+
     def tip_wrench(self, kin, force: np.ndarray, tip: np.ndarray) -> np.ndarray:
         """The wire force on the tip as a wrench ``[f; n]`` at Body 3's COG in its coordinates (the form of (46))."""
         R = kin.rotation[self._tip_body]
@@ -245,11 +285,9 @@ class KnuckleBoomPayloadModel:
         extra = np.zeros((self.crane.system.nb, 6))
         extra[self._tip_body] = self.tip_wrench(kin, force, tip)
         out = self.base.crane_outputs(kin, x[:6], udot, extra)
-        # The booms lie in the king's y-z plane: its y axis is the radial direction.
-        radial, tangential = swing_angles_from_vertical(x[6:9] - tip, kin.rotation[self._king][:, 1])
-        values = [tension, x[12], *x[6:12], radial, tangential, contact]
-        out.update(zip((n for n, _, _ in PAYLOAD_OUTPUTS), (float(v) for v in values)))
-        out["wire_slack"] = bool(tension <= 0.0)
+        values = self._payload_values(x, kin, tension, tip, contact)
+        out.update(zip((n for n, _, _ in PAYLOAD_OUTPUTS), values))
+        out["wire_slack"] = bool(values[-1])
         return out
 
     def energy(self, x: np.ndarray, inputs: np.ndarray) -> float:
@@ -294,6 +332,9 @@ class CraneWithoutPayload:
             self.compiled = lambda t, inputs: crane_model.compiled(t, inputs[:n])
         if hasattr(crane_model, "impose_inputs"):
             self.impose_inputs = lambda x, inputs: crane_model.impose_inputs(x, inputs[:n])
+        if hasattr(crane_model, "output_writer"):  # the payload outputs as constants: zero, wire_slack false
+            constants = {**self._zero, "wire_slack": 0.0}
+            self.write_outputs = OutputWriters(lambda names: crane_model.output_writer(names, constants))
 
     def __getattr__(self, name: str):
         if name.startswith("__") or name == "base":

@@ -36,6 +36,7 @@ import numpy as np
 from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut, joint_effort_wrenches
 from ...core.effort_laws import CoordinateEffortLaw, cubic_springs, pd_control, stacked
 from ...core.kane import Body, Kinematics, MultibodySystem
+from ...core.native.outputs import NativeCutOutputs, OutputWriters, kernel_writer
 from ...core.state_derivative import StateDerivative
 from ...core.parameters import param, validate
 from ...core.moving_base.base_chain import vessel_bodies
@@ -230,6 +231,11 @@ OUTPUTS = (
 
 
 _OUTPUT_NAMES = [name for name, _, _ in OUTPUTS]
+# The values mbs_cut_outputs computes, in its order (crane_outputs.h): the state, the interface wrench [n; f] in Frame 2
+# and in Frame 1 (the moments about z, the slewing torque's axis, are not outputs), the tip, the efforts (of the
+# vessel's springs: not outputs).
+_KERNEL_VALUE_ORDER = (_OUTPUT_NAMES[:12] + _OUTPUT_NAMES[12:14] + [None] + _OUTPUT_NAMES[14:19] + [None]
+                       + _OUTPUT_NAMES[19:25] + [None] * 3 + _OUTPUT_NAMES[25:28])
 
 
 class VesselCraneModel:
@@ -248,6 +254,28 @@ class VesselCraneModel:
         validate(self.controller)
         self.law: CoordinateEffortLaw = stacked(self.crane.springs, pd_control(self.controller.kp, self.controller.kd))
         self._dynamics = StateDerivative(self.crane.system, self.law, self.crane.params.g)
+        self._native_outputs = None  # (NativeSystem, NativeCutOutputs) once built
+        # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
+        self.write_outputs = OutputWriters(self.output_writer)
+
+    def output_writer(self, names: tuple, constants: dict | None = None):
+        """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
+        into ``out`` -- by ``mbs_cut_outputs`` when ``aux`` is the kernel's, else from :meth:`outputs`."""
+        return kernel_writer(self._kernel_outputs(), names, constants or {},
+                             lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux),
+                             lambda aux: aux.record is not None)
+
+    def _kernel_outputs(self) -> NativeCutOutputs | None:
+        """The kernel's record of the outputs (built on first use), None without the kernel."""
+        crane = self.crane
+        native, aux = crane.system.native, crane.interface.native
+        if native is None or aux is None:
+            return None
+        if self._native_outputs is None or self._native_outputs[0] is not native:
+            outputs = NativeCutOutputs(native, aux, self._dynamics._law_record(native), _KERNEL_VALUE_ORDER,
+                                       crane._joint_of, crane._vessel, crane._outer, (crane.params.l4, 0.0, 0.0))
+            self._native_outputs = (native, outputs)
+        return self._native_outputs[1]
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         kin = self._dynamics(x, inputs)
