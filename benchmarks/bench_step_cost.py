@@ -7,8 +7,10 @@ For every FMU the project builds (and KnuckleBoomCrane with its payload on), per
   ours") and on pythonfmu's own binary ("/ null pf");
 * the plain C host of the tests (tests/native_host/fmi2_host.c, ``env -i``), doStep only (the host's bench
   command sets and gets nothing), against the same two floors;
-* two KnuckleBoomCrane instances in one fmpy process: N steps of both on one thread (serial) against each on
-  its own thread; throughput ratio = serial time / two-thread time (2.0 would be perfect parallelism);
+* two KnuckleBoomCrane instances in one process, from fmpy (N steps of both on one thread, serial, against each
+  on its own thread) and from the C host of the tests (tests/native_host/threads_host.c, ``env -i``: one instance
+  stepping 200 N times against two instances on two threads stepping 100 N times each, the start of the process
+  and of the instances subtracted); throughput ratio = serial time / two-thread time (2.0: perfect parallelism);
 * every FMU with the runtime's value table switched off (``CRANE_COSIM_VALUE_TABLE=0``: the per-variable path,
   every get and set through Python, as before issue 23's item 2), the fmpy loop: "table / per-variable".
 
@@ -27,12 +29,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_runtime import c_host_ns, native_env_for_pythonfmu  # noqa: E402
-from c_host import compile_host, extract  # noqa: E402  (bench_runtime put tests/native_host on the path)
+from c_host import compile_host, compile_threads_host, extract  # noqa: E402  (bench_runtime: tests/native_host)
 
 STEP = 0.01  # the communication step of the issue's figures [s]
 PAYLOAD_ON = {"payload_enabled": True}
@@ -101,6 +104,29 @@ def fmpy_figure(unzipped: Path, identifier: str, n: int, mode: str = "loop", par
         sys.exit(f"{identifier}: the fmpy loop failed: {proc.stderr[-1500:]}")
 
 
+def c_host_seconds(threads_host: Path, unzipped: Path, identifier: str, guid: str, steps: int, copies: int) -> float:
+    """Wall time of the C host instantiating ``copies`` instances of one FMU, each on its own thread, each then
+    stepping ``steps`` times (10 ms), in one process started under ``env -i``."""
+    args = [str(unzipped), identifier, guid] * copies
+    t0 = time.perf_counter()
+    proc = subprocess.run(["env", "-i", f"CRANE_COSIM_PYTHON={sys.executable}", str(threads_host), "first", "2",
+                           str(steps), *args], capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        sys.exit(f"{identifier}: the C host's threads failed: {proc.stderr[-1500:]}")
+    return time.perf_counter() - t0
+
+
+def c_host_threads_ratio(threads_host: Path, unzipped: Path, identifier: str, guid: str, steps: int) -> float:
+    """Serial time / two-thread time from the C host: one instance making 2 ``steps`` steps against two instances
+    on two threads making ``steps`` each; a 10-step run of each kind is subtracted (process and Python start,
+    instantiation)."""
+    def run(n: int, copies: int) -> float:
+        return c_host_seconds(threads_host, unzipped, identifier, guid, n, copies)
+
+    serial = run(2 * steps, 1) - run(10, 1)
+    return serial / (run(steps, 2) - run(10, 2))
+
+
 def null_fmu(fmu_name: str, out: Path) -> Path:
     """A do-nothing pythonfmu FMU (pythonfmu's binary) with ``fmu_name``'s interface, named Null<fmu_name>."""
     from pythonfmu.builder import FmuBuilder
@@ -137,7 +163,7 @@ def main() -> None:
     names = args.only or list(SPECS)
     with tempfile.TemporaryDirectory(prefix="bench_step_cost_") as tmp:
         tmp = Path(tmp)
-        host = compile_host(tmp)
+        host, threads_host = compile_host(tmp), compile_threads_host(tmp)
         cases = {}  # case -> (unzipped dir, model identifier, guid, steps, params, runtime)
         for name in names:
             fmu = build_fmu(name, tmp / "ours")
@@ -153,7 +179,7 @@ def main() -> None:
             cases[f"{name} per-variable"] = (*cases[name][:5], "per-variable")
             if name == "KnuckleBoomCrane":
                 cases[f"{name} + payload"] = (*cases[name][:4], PAYLOAD_ON, "ours")
-        fmpy, chost, threads, loads = {c: [] for c in cases}, {c: [] for c in cases}, [], []
+        fmpy, chost, threads, c_threads, loads = {c: [] for c in cases}, {c: [] for c in cases}, [], [], []
         for r in range(args.rounds):
             loads.append(load())
             for case, (unzipped, ident, guid, n, params, rt) in cases.items():
@@ -165,14 +191,15 @@ def main() -> None:
                     env = native_env_for_pythonfmu() if rt == "pf" else {"CRANE_COSIM_PYTHON": sys.executable}
                     chost[case].append(c_host_ns(host, unzipped, ident, guid, n, STEP, False, env) / 1e3)
             if "KnuckleBoomCrane" in cases:
-                threads.append(fmpy_figure(cases["KnuckleBoomCrane"][0], cases["KnuckleBoomCrane"][1], args.steps,
-                                           "threads"))
+                unzipped, ident, guid = cases["KnuckleBoomCrane"][:3]
+                threads.append(fmpy_figure(unzipped, ident, args.steps, "threads"))
+                c_threads.append(c_host_threads_ratio(threads_host, unzipped, ident, guid, 100 * args.steps))
             print(f"round {r + 1}/{args.rounds} done (load {load()})", file=sys.stderr, flush=True)
         loads.append(load())
-        report(names, fmpy, chost, threads, loads, args.rounds)
+        report(names, fmpy, chost, threads, c_threads, loads, args.rounds)
 
 
-def report(names, fmpy, chost, threads, loads, rounds) -> None:
+def report(names, fmpy, chost, threads, c_threads, loads, rounds) -> None:
     med = {c: statistics.median(v) for c, v in fmpy.items()}
     cmed = {c: statistics.median(v) for c, v in chost.items() if v}
     print(f"\nmedians of {rounds} interleaved rounds, 10 ms steps; /proc/loadavg (1 min) at each round: "
@@ -196,9 +223,12 @@ def report(names, fmpy, chost, threads, loads, rounds) -> None:
               f"{med[f'{name} null ours'] / med[f'{name} null pf']:>10.2f} {'':>9}"
               + (f" {cmed[f'{name} null ours']:>10.1f} {cmed[f'{name} null ours'] / cmed[f'{name} null pf']:>10.2f}"
                  if cmed else ""))
-    if threads:
-        print(f"\nKnuckleBoomCrane, 2 instances: serial time / two-thread time = {statistics.median(threads):.2f} "
-              f"(2.0: perfect parallelism; each round: {' '.join(f'{t:.2f}' for t in threads)})")
+    print()
+    for host, ratios in (("fmpy", threads), ("C host", c_threads)):
+        if ratios:
+            print(f"KnuckleBoomCrane, 2 instances, {host}: serial time / two-thread time = "
+                  f"{statistics.median(ratios):.2f} (2.0: perfect parallelism; each round: "
+                  f"{' '.join(f'{t:.2f}' for t in ratios)})")
 
 
 if __name__ == "__main__":
