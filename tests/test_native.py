@@ -318,3 +318,44 @@ def test_knuckle_boom_law_with_end_stops_and_gravity_compensation_matches_numpy(
         assert close(a.efforts, b.efforts, 1e-12) and close(a.udot, b.udot, 1e-9)
         stop, _ = native.crane.end_stop_forces(x[:3], x[3:])
         assert close(native.applied_efforts(a)[1], stop)
+
+
+# A fresh process: the kernel is loaded by the first library() call of a process; this one already made it.
+# Kernel's constructor is slowed by 0.2 s of sleep (which, like dlopen, releases the GIL) so that the threads'
+# calls overlap the load whatever the machine's speed.
+_CONCURRENT_FIRST_LOAD = r"""
+import sys, threading, time
+from crane_models.core.native import system
+
+class SlowKernel(system.Kernel):
+    def __init__(self, *args, **kwargs):
+        time.sleep(0.2)
+        super().__init__(*args, **kwargs)
+
+system.Kernel = SlowKernel
+barrier, found = threading.Barrier(8), []
+
+def ask():
+    barrier.wait()
+    found.append(system.library())
+
+threads = [threading.Thread(target=ask) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sum(k is not None for k in found), len({id(k) for k in found}))
+"""
+
+
+@kernel_expected
+def test_threads_asking_for_the_kernel_at_once_all_get_it():
+    """Two FMU instances made at once on a host's threads each ask for the kernel; the load releases the GIL (dlopen,
+    the file system). Every thread must get the kernel -- before the lock, the ones asking while the first loaded it
+    got None, and their models ran on numpy (a C host's two-thread run took 16 s instead of 1.9 s)."""
+    import subprocess
+    import sys
+
+    if os.environ.get("CRANE_COSIM_NATIVE") == "0":
+        pytest.skip("kernel disabled by CRANE_COSIM_NATIVE=0")
+    run = subprocess.run([sys.executable, "-c", _CONCURRENT_FIRST_LOAD], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["8", "1"], run.stdout  # eight kernels, all the same one

@@ -6,6 +6,7 @@ import ctypes
 import os
 import platform
 import sys
+import threading
 import warnings
 from pathlib import Path
 from typing import Optional, Protocol
@@ -19,6 +20,9 @@ __all__ = ["library", "native_enabled", "Kernel", "NativeSystem", "NativeKinemat
 _HERE = Path(__file__).resolve().parent
 _lib = None
 _loaded = False
+# Loading releases the GIL (dlopen, the file system): without the lock a second thread that asked meanwhile -- two FMU
+# instances made at once on a host's threads -- found "loaded" and no kernel, and its model ran on numpy, 10x slower.
+_loading = threading.Lock()
 
 
 class TaskRecord(Protocol):
@@ -115,25 +119,32 @@ def library() -> Optional[Kernel]:
     if not native_enabled():
         return None
     if not _loaded:
-        _loaded = True
-        chosen = os.environ.get("CRANE_COSIM_KERNEL")  # one kernel file to test (e.g. a cross-built one)
-        for path in [Path(chosen)] if chosen else kernel_candidates():
-            try:
-                lib = Kernel(str(path))
-            except OSError as exc:  # e.g. a local build for another Python's platform
-                if chosen:
-                    raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: cannot load this kernel ({exc})") from exc
-                continue
-            missing = lib.missing_entry_points()
-            if missing:
-                message = f"{path} does not export {', '.join(missing)} (built from older sources? pip install -e .)"
-                if chosen:
-                    raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: {message}")
-                warnings.warn(f"{message}; not used", RuntimeWarning, stacklevel=2)
-                continue
-            _lib = lib
-            break
+        with _loading:
+            if not _loaded:
+                _lib = _first_loadable_kernel()
+                _loaded = True  # after the search: a thread that finds it set finds the kernel set too
     return _lib
+
+
+def _first_loadable_kernel() -> Optional[Kernel]:
+    """The first of the candidates (or ``CRANE_COSIM_KERNEL``) that loads and exports every entry point."""
+    chosen = os.environ.get("CRANE_COSIM_KERNEL")  # one kernel file to test (e.g. a cross-built one)
+    for path in [Path(chosen)] if chosen else kernel_candidates():
+        try:
+            lib = Kernel(str(path))
+        except OSError as exc:  # e.g. a local build for another Python's platform
+            if chosen:
+                raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: cannot load this kernel ({exc})") from exc
+            continue
+        missing = lib.missing_entry_points()
+        if missing:
+            message = f"{path} does not export {', '.join(missing)} (built from older sources? pip install -e .)"
+            if chosen:
+                raise RuntimeError(f"CRANE_COSIM_KERNEL={chosen}: {message}")
+            warnings.warn(f"{message}; not used", RuntimeWarning, stacklevel=4)
+            continue
+        return lib
+    return None
 
 
 class NativeKinematics:
