@@ -62,7 +62,7 @@ def kernel():
         pytest.skip("kernel disabled by CRANE_COSIM_NATIVE=0")
     lib = native.library()
     if lib is None:
-        files = native.system.kernel_candidates()
+        files = native.kernel_files.kernel_candidates()
         assert not files, f"kernel files {[f.name for f in files]} are here, but none loads with every entry point"
         pytest.skip("no compiled kernel: pip install needs a C compiler (e.g. Debian gcc) to build it")
     return lib
@@ -156,7 +156,7 @@ def test_every_model_runs_on_the_cross_built_x86_64_linux_kernel(tmp_path_factor
     """The zig-built x86-64 Linux kernel (glibc 2.17, exports restricted to the table) loaded with
     CRANE_COSIM_KERNEL: the binding initializes and every model, the crane on a moving base with its payload
     included, runs on it."""
-    if native.system.host_platform() != "x86_64-linux":
+    if native.kernel_files.host_platform() != "x86_64-linux":
         pytest.skip("the x86-64 Linux kernel runs on an x86-64 Linux host")
     kernel_file = cross_built(tmp_path_factory)[("multibody", "x86_64-linux")]
     report = run_every_model(kernel_file)

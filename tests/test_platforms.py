@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from crane_models.core.native import system
+from crane_models.core.native import kernel_files
 from crane_models.fmi import platforms
 from crane_models.fmi.binary_exports import read_binary
 from crane_models.models.build import build_all
@@ -61,10 +61,10 @@ def test_each_platform_kernel_has_the_name_the_loader_looks_for(monkeypatch, tmp
     local.touch()
     for p in platforms.PLATFORMS.values():
         arch, os_name = p.name.split("-")
-        monkeypatch.setattr(system.sys, "platform", systems[os_name])
-        monkeypatch.setattr(system.platform, "machine", lambda: machines[arch])
-        assert system.host_platform() == p.name
-        assert system.kernel_candidates(tmp_path) == [tmp_path / platforms.KERNEL.file_name(p), local]
+        monkeypatch.setattr(kernel_files.sys, "platform", systems[os_name])
+        monkeypatch.setattr(kernel_files.platform, "machine", lambda: machines[arch])
+        assert kernel_files.host_platform() == p.name
+        assert kernel_files.kernel_candidates(tmp_path) == [tmp_path / platforms.KERNEL.file_name(p), local]
 
 
 def test_unknown_platform_is_named_with_the_allowed_ones():
@@ -119,7 +119,7 @@ def test_linux_kernels_run_on_glibc_2_17(binaries):
 @pytest.fixture(scope="module")
 def native_results(binaries, tmp_path_factory):
     """The harness's results with the x86-64 Linux kernel, run natively: the reference of the emulated runs."""
-    if system.host_platform() != "x86_64-linux":
+    if kernel_files.host_platform() != "x86_64-linux":
         pytest.skip("the reference run needs an x86-64 Linux host")
     p = platforms.PLATFORMS["x86_64-linux"]
     exe = build_harness(p, tmp_path_factory.mktemp("harness"))
@@ -214,12 +214,12 @@ def test_every_fmu_carries_every_platform_kernel(all_platform_fmus, tmp_path):
         assert fmi_binaries
         for path in fmi_binaries:
             assert set(platforms.FMI2_FUNCTIONS) <= read_binary(path).exports, path
-    if system.host_platform() in platforms.PLATFORMS:
+    if kernel_files.host_platform() in platforms.PLATFORMS:
         bundle = native.parent.parent
         code = (f"import sys; sys.path.insert(0, {str(bundle.parent)!r}); from {bundle.name}.core import native; "
                 "lib = native.library(); print(lib._name if lib else None)")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-        own = platforms.KERNEL.file_name(platforms.PLATFORMS[system.host_platform()])
+        own = platforms.KERNEL.file_name(platforms.PLATFORMS[kernel_files.host_platform()])
         assert done.stdout.strip() == str(native / own), done.stderr[-2000:]
 
 
@@ -318,7 +318,7 @@ def test_cross_built_x86_64_kernel_matches_the_numpy_specification(binaries):
     """The reference of the emulated runs is itself checked against the specification: tests/test_native.py
     (every model at random states, to 1e-12 of each array's largest entry) passes with the zig-built
     x86-64 kernel (glibc 2.17, no fused multiply-adds) loaded instead of the one pip compiled."""
-    if system.host_platform() != "x86_64-linux":
+    if kernel_files.host_platform() != "x86_64-linux":
         pytest.skip("the x86-64 Linux kernel runs on an x86-64 Linux host")
     kernel = binaries[("multibody", "x86_64-linux")]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "CRANE_COSIM_NATIVE"))}

@@ -175,7 +175,7 @@ def test_native_check_says_what_it_cannot_check_and_fails_on_a_real_problem(dist
     done = subprocess.run(check, capture_output=True, text=True, timeout=900, env=ENV)
     assert done.returncode == 0, done.stdout + done.stderr
     notices = [line for line in done.stdout.splitlines() if line.startswith("::notice title=cannot check here::")]
-    from crane_models.core.native.system import host_platform
+    from crane_models.core.native.kernel_files import host_platform
 
     assert any(f"fmi2/Vessel.fmu (FMI 2.0): no FMI binary for {host_platform()}" in n for n in notices), notices
     assert sum("no cross-check folder" in n for n in notices) == 2 * len(SPECS) - 1

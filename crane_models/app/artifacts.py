@@ -96,7 +96,7 @@ def check_artifacts(out_dir: Path) -> tuple:
     is not the manifest's, that loads another kernel than this platform's, or -- where it has an FMI binary for
     this platform -- whose cross-check folder fmpy does not reproduce from the folder alone
     (:func:`cross_check.check_folder`). ``cannot_check``: what could not be checked here, and why."""
-    from ..core.native.system import host_platform
+    from ..core.native.kernel_files import host_platform
     from ..fmi.platforms import PLATFORMS
 
     out_dir = Path(out_dir)

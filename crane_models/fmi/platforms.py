@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..core.native import entry_points
-from ..core.native.system import host_platform  # noqa: F401  (re-exported: the loader names platforms)
+from ..core.native.kernel_files import host_platform  # noqa: F401  (re-exported: the loader names platforms)
 
 PACKAGE = Path(__file__).resolve().parents[1]  # crane_models
 NATIVE = PACKAGE / "core" / "native"
