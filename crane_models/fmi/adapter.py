@@ -15,6 +15,7 @@ outputs keep their last finite values.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 from typing import Optional
 
@@ -26,8 +27,9 @@ from ..integration.step_control import _rounding
 from .builder_api import fmi_api
 from .spec import STEP_BUDGET_PARAMETER, FmuSpec, check_parameters, check_range
 from .derivatives import directional_derivative
+from .kernel_steps import Handover, python_entry
 from .saved_states import decode_or_refuse, identity, install_codecs, state_problem
-from .value_table import ValueTable, all_finite as _all_finite, values_getter as _values_getter
+from .value_table import ValueTable, all_finite as _all_finite, finite as _finite, values_getter as _values_getter
 
 __all__ = ["SlaveAdapter", "FmiCallError", "RUNTIME_MARK"]
 
@@ -36,13 +38,6 @@ RUNTIME_MARK = "crane-cosim"  # value of ``slave._fmi_runtime`` set by the proje
 
 class FmiCallError(RuntimeError):
     """A call with bad arguments or in the wrong state: the runtime answers it with fmi2Error."""
-
-
-def _finite(v) -> bool:
-    try:
-        return math.isfinite(float(v))
-    except (TypeError, ValueError):
-        return False
 
 
 class SlaveAdapter:
@@ -110,13 +105,14 @@ class SlaveAdapter:
         # installed there, bound to this FMU's identity (the same for every instance of the class).
         install_codecs(type(slave), spec)
         slave._fmu_state_from_bytes = self.state_from_bytes  # the project's runtime calls it on the instance
-        slave.get_directional_derivative = lambda unknowns, knowns, seed: directional_derivative(
-            self, unknowns, knowns, seed)  # fmi2GetDirectionalDerivative (the project's runtime)
+        slave.get_directional_derivative = functools.partial(python_entry(directional_derivative), self)
         # The runtime's value table (fmi/value_table.py): get and set served in C, Python once per doStep; not
         # offered (pythonfmu's binary, a Python host): the per-variable path above.
         self._table: Optional[ValueTable] = None
         slave._fmi_attach_value_table = self.attach_value_table
         slave._fmi_refresh_outputs = self.refresh_outputs
+        # Steps without Python (fmi/kernel_steps.py): the runtime takes them in C while the point is handed over.
+        self.kernel_steps = Handover(slave, lambda message: slave.log(message, self._status.warning))
         slave.adapter = self
 
     # -- the value table ------------------------------------------------------------------------------
@@ -131,6 +127,7 @@ class SlaveAdapter:
         self._table = self.values = table
         return True
 
+    @python_entry
     def refresh_outputs(self) -> None:
         """The outputs for the current inputs into the table (the runtime's first get of an output after an input
         changed); nothing before initialization or after an error."""
@@ -188,6 +185,7 @@ class SlaveAdapter:
     def setup_experiment(self, start_time: float) -> None:
         self.start_time = float(start_time) if _finite(start_time) else 0.0
 
+    @python_entry
     def exit_initialization_mode(self) -> None:
         try:
             check_parameters(self.spec.parameters, self.values)
@@ -219,6 +217,7 @@ class SlaveAdapter:
         sim.stepper.cancel_poll = getattr(self.slave, "_fmi_step_poll", None)
         return sim
 
+    @python_entry
     def do_step(self, current_time: float, step_size: float) -> bool:
         with np.errstate(all="ignore"):  # non-finite results are detected and reported, not warned about
             return self._do_step(current_time, step_size)
@@ -337,6 +336,7 @@ class SlaveAdapter:
         """What a saved state must match (see :func:`_identity`)."""
         return identity(type(self.slave), self.spec)
 
+    @python_entry
     def get_state(self) -> dict:
         sim = self.sim
         # The cached derivative and the stepper's carried data (step size, Jacobian) are part of the
@@ -345,12 +345,13 @@ class SlaveAdapter:
         return {"fmu": self.identity(), "values": dict(self.values), "error": self.error,
                 "start_time": self.start_time, "sim": core, "params": self._params_in_force}
 
+    @python_entry
     def set_state(self, state: dict) -> Optional[float]:
         """Restore ``state`` entirely, or -- when it is not a state of this FMU or does not fit the model (every
         part is checked as data first: see :func:`saved_states.state_problem` and ``CoSimulation.state_problem``)
         -- nothing: the instance keeps its own state and the call fails with the reason. Returns the restored
         time, which the project's runtime takes as its own (lastSuccessfulTime, the next step's start)."""
-        problem = self._state_problem(state)
+        problem = state_problem(state, self.identity(), self.spec, set(self.values))
         if problem:
             return self.fail(f"{self._set_state_call}: {problem}; the FMU keeps its current state")
         sim, params = self.sim, self._params_in_force
@@ -391,8 +392,3 @@ class SlaveAdapter:
         if set(state) == {"refused"} and self.under_own_runtime:
             raise FmiCallError(f"the bytes are not a state of this FMU: {state['refused']}")
         return state
-
-    def _state_problem(self, state) -> Optional[str]:
-        if isinstance(state, dict) and set(state) == {"refused"}:
-            return f"the deserialized bytes were refused: {state['refused']}"
-        return state_problem(state, self.identity(), self.spec, set(self.values))

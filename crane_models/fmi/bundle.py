@@ -30,7 +30,7 @@ BUNDLED_FILES = (
     "models/__init__.py", "models/on_ship.py",
     "models/*/*.py",
     "fmi/__init__.py", "fmi/adapter.py", "fmi/builder_api.py", "fmi/derivatives.py", "fmi/saved_states.py",
-    "fmi/spec.py", "fmi/state_format.py", "fmi/value_table.py",
+    "fmi/spec.py", "fmi/state_format.py", "fmi/value_table.py", "fmi/kernel_steps.py",
 )
 # Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model, the run description and the sea
 # motion they are made of (the command line's, run with scipy).

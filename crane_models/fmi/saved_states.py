@@ -95,7 +95,10 @@ _KINDS = {"real": (int, float), "integer": (int,), "boolean": (bool,)}
 def state_problem(state, identity: dict, spec: FmuSpec, names: set) -> Optional[str]:
     """None when ``state`` is a state of this FMU whose parts outside the co-simulation are usable (that part
     is checked by ``CoSimulation.state_problem`` against the model the parameters build); else one line naming
-    the field and what was expected. ``names``: the names of the instance's values."""
+    the field and what was expected (or why the deserialization refused the bytes). ``names``: the names of the
+    instance's values."""
+    if isinstance(state, dict) and set(state) == {"refused"}:  # decode_or_refuse's answer
+        return f"the deserialized bytes were refused: {state['refused']}"
     if not isinstance(state, dict) or set(state) != STATE_KEYS:
         return "not a state of a crane-cosim FMU"
     if state["fmu"] != identity:

@@ -18,7 +18,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["ValueTable", "all_finite", "values_getter"]
+__all__ = ["ValueTable", "all_finite", "finite", "values_getter"]
 
 
 def all_finite(values) -> bool:
@@ -29,6 +29,14 @@ def all_finite(values) -> bool:
             return math.isfinite(values @ values)
         return math.isfinite(math.fsum(values))
     except (OverflowError, ValueError):  # inf - inf, or finite values beyond 1e308 in sum
+        return False
+
+
+def finite(value) -> bool:
+    """True when ``value`` is a finite number (False for anything that is not a number)."""
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
         return False
 
 
@@ -120,6 +128,14 @@ class ValueTable(MutableMapping):
     def assign(self, values: dict) -> None:
         """Every value of ``values`` into the table, or (a value that does not fit) none."""
         self.write(self.converted(values))
+
+    def kernel_slots(self) -> tuple:
+        """Where a step in C (fmi/kernel_steps.py) finds the inputs and puts the outputs of :attr:`output_names`:
+        ``(input slots, [(real slot, position)], [(integer slot, position)], time slot or None)``."""
+        real_vrs, real_at, int_vrs, int_at = self._publish_index
+        time = self._slot.get("time")
+        return (self._input_vrs.tolist(), list(zip(real_vrs.tolist(), real_at.tolist())),
+                list(zip(int_vrs.tolist(), int_at.tolist())), time[0] if time is not None else None)
 
     def inputs(self) -> np.ndarray:
         """The inputs as a new float64 vector (the model's input order)."""

@@ -22,7 +22,9 @@
  *   tree_rhs.h    tree_rhs.c a tree's right-hand side as the steppers see it, jacobian.c its Jacobian;
  *   payload.h     payload.c mbs_payload_derivative, mbs_payload_integrate (a load on a hoisting wire from a body
  *                 point);
- *   stepping.h    stepping.c mbs_integrate, mbs_rosenbrock_integrate (a tree under either stepper).
+ *   stepping.h    stepping.c mbs_integrate, mbs_rosenbrock_integrate (a tree under either stepper);
+ *   cosim_step.h  cosim_step.c mbs_cosim_step: a communication step of a tree model from a value table's inputs to
+ *                 its outputs (what an FMU's doStep does when nothing in it needs Python).
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
  * as integration/integrators.py steps the Python models.
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
@@ -47,6 +49,7 @@
 #include "tree_rhs.h"
 #include "payload.h"
 #include "stepping.h"
+#include "cosim_step.h"
 
 /* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with
  * -fvisibility=hidden and defines MBS_EXPORTS as MBS_EXPORT(name) for each of them (setup.py, fmi/platforms.py):

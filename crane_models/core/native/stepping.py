@@ -144,24 +144,14 @@ class NativeIntegration:
     def advance(self, stepper, t: float, y: np.ndarray, t_end: float, k1: np.ndarray, aux, inputs: np.ndarray) -> tuple:
         """``stepper.advance`` (see :meth:`can_advance`) in the kernel: ``(y, k_end, aux_end)`` at ``t_end``;
         raises the stepper's StepFailure as it does (StepCancelled when its ``cancel_flag`` was set)."""
-        st = self._stepper
-        settings = (stepper.rtol, stepper.atol, stepper.max_step, stepper.min_step)
-        if settings != self._settings:  # the stepper's fixed settings: written when they change only
-            st.rtol, st.atol, st.max_step, st.min_step = self._settings = settings
-        st.h = stepper.h
+        st = self._configure(stepper)
         budget = getattr(stepper, "step_budget", None)
-        st.max_steps = _LONG_MAX if budget is None else max(int(budget), 0)
+        st.max_steps = self.max_steps(budget)
         st.evaluations = st.accepted = st.rejected = 0  # the budget counts this call's steps (mbs_integrate_rhs)
-        flag = getattr(stepper, "cancel_flag", None)
-        if flag is not self._flag:  # kept: the record holds its address
-            st.cancel, self._flag = (ctypes.addressof(flag) if flag is not None else None), flag
-        st.poll, st.poll_ctx = getattr(stepper, "cancel_poll", None) or (None, None)
         if np.size(y) != self.size or np.size(k1) != self.size:
             raise ValueError(f"the kernel refused the buffers: y has {np.size(y)} and k {np.size(k1)} values, the "
                              f"model {self.size}")
-        if self._state.size != self.size:
-            self._state, self._slope = np.zeros(self.size), np.zeros(self.size)
-            self._arguments.clear()
+        self._ensure_buffers()
         self._state[:] = y
         self._slope[:] = k1
         y, k = self._state, self._slope
@@ -193,6 +183,47 @@ class NativeIntegration:
             rec = self._recs[i * self._stride:(i + 1) * self._stride].copy()
             aux = self._make_aux(rec[:self._native.size], rec[self._native.size:])
         return y.copy(), k.copy(), aux
+
+    @staticmethod
+    def max_steps(budget: Optional[int]) -> int:
+        """``mbs_stepper.max_steps`` for a stepper's ``step_budget`` (None: no bound)."""
+        return _LONG_MAX if budget is None else max(int(budget), 0)
+
+    def _configure(self, stepper) -> _Stepper:
+        """The stepper record with ``stepper``'s settings, step size, cancel flag and poll (what every stepping call
+        takes from it)."""
+        st = self._stepper
+        settings = (stepper.rtol, stepper.atol, stepper.max_step, stepper.min_step)
+        if settings != self._settings:  # the stepper's fixed settings: written when they change only
+            st.rtol, st.atol, st.max_step, st.min_step = self._settings = settings
+        st.h = stepper.h
+        flag = getattr(stepper, "cancel_flag", None)
+        if flag is not self._flag:  # kept: the record holds its address
+            st.cancel, self._flag = (ctypes.addressof(flag) if flag is not None else None), flag
+        st.poll, st.poll_ctx = getattr(stepper, "cancel_poll", None) or (None, None)
+        return st
+
+    def _ensure_buffers(self) -> None:
+        if self._state.size != self.size:
+            self._state, self._slope = np.zeros(self.size), np.zeros(self.size)
+            self._arguments.clear()
+
+    def explicit_stepping(self, stepper) -> dict:
+        """What ``mbs_integrate`` takes for the explicit ``stepper``, for a caller that calls it from C
+        (``mbs_cosim_step``): the addresses of the records and buffers of this integration, which stay while it
+        lives, and the stepper record configured from ``stepper`` (no poll: such a caller cannot have one)."""
+        if getattr(stepper, "cancel_poll", None) is not None or self._task_pointer is not None:
+            raise ValueError("mbs_cosim_step steps a tree without a task, and calls no poll")
+        self._configure(stepper)
+        self._ensure_buffers()
+        tableau = self._explicit_tableau(stepper)
+        args = self._arguments.get(tableau)
+        if args is None:
+            args = self._arguments[tableau] = self._stepping_arguments(tableau)
+        (model, law, _), (y, k, recs, rec_size, stride, final, model_work, work, lengths), _ = args
+        return dict(m=model, law=law, tab=tableau.pointer, st=self._stepper_ptr, y=y, k=k, recs=recs, size=self.size,
+                    rec_size=rec_size, rec_stride=stride, final=final, model_work=model_work, work=work, len=lengths,
+                    keep=(tableau, args))
 
     def _explicit_tableau(self, stepper) -> NativeTableau:
         tableau = self._tableaus.get(type(stepper))
@@ -242,6 +273,10 @@ class NativeIntegration:
                 (_address(self._state), _address(self._slope), _address(self._recs), self._native.size, self._stride,
                  ctypes.addressof(self._final), self._model_work, _address(self._work), ctypes.addressof(lengths)),
                 lengths)
+
+    def aux_of(self, record: np.ndarray):
+        """The model's ``aux`` of the record of an evaluation (with its tail), as :meth:`advance` returns it."""
+        return self._make_aux(record[:self._native.size], record[self._native.size:])
 
     def kinematics(self, record: np.ndarray) -> "NativeKinematics":
         return NativeKinematics(record, self._native._derivative_layout, self._native.invert)

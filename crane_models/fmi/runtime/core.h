@@ -77,6 +77,15 @@ typedef struct {
     void (*deliver)(const Core *core, CoreStatus status, const char *category, const char *text);
 } CoreStandard;
 
+/* A step the slave may hand over to the runtime (issue 23): the C function `step` takes the step from t by h over
+ * the value table without Python -- returning 0, the outputs published -- or declines it with nothing changed
+ * (nonzero: the slave's do_step then takes it). The slave sets and clears it (its address is the slave's
+ * _fmi_native_step_address); a new slave starts without one. See docs/fmi-runtime.md, "Steps without Python". */
+typedef struct {
+    int (*step)(void *record, double t, double h, double *reals, int64_t *ints);
+    void *record;
+} CoreNativeStep;
+
 #define CORE_MAX_CATEGORIES 32
 
 /* The instance record every facade's instance starts with (so a facade's instance is a Core). */
@@ -100,6 +109,8 @@ struct Core {
      * slave gets it as _fmi_step_poll = (address, core)): a facade's way to let its host ask for a cancel there
      * (FMI 3.0's intermediate update with early return). Set by the facade before core_start. */
     void (*step_poll)(void *core, double t);
+    CoreNativeStep native; /* step.NULL: every step through the slave's do_step */
+    int native_announced;  /* the first step without Python was logged */
     char **strings; /* results of the last string get, valid until the next call */
     size_t n_strings;
 };
@@ -127,6 +138,8 @@ void core_leave(Core *core, PyGILState_STATE g);
 /* slave.<method>(*args) (args a new reference or NULL, consumed): a new reference, or NULL with the exception
  * logged as "<call>: Type: message". GIL held. */
 PyObject *core_call_slave(Core *core, const char *call, const char *method, PyObject *args);
+/* 1 when the step's arguments are finite and h > 0, else logged (the facade checks them before core_do_step). */
+int core_step_arguments_ok(Core *core, const char *call, double t, double h);
 /* Debug logging on/off for the given categories (each one the slave's log_categories knows). */
 CoreStatus core_set_debug_logging(Core *core, const char *call, int logging_on, size_t n, const char *const names[]);
 
@@ -147,6 +160,13 @@ void core_table_set(Core *core, int type, const unsigned vr[], size_t nvr, const
 PyObject *core_call_publishing(Core *core, const char *call, const char *method, PyObject *args, int *outcome);
 /* Stale outputs among vr[]: slave._fmi_refresh_outputs() publishes them for the current inputs (Python once). */
 CoreStatus core_table_refresh(Core *core, const char *call, const unsigned vr[], size_t nvr);
+/* 1 unless CRANE_COSIM_NATIVE_STEP is "0" or "off": the slave is offered a CoreNativeStep (_fmi_native_step_address). */
+int core_native_steps_offered(void);
+/* The step the slave handed over (CoreNativeStep), without Python: 1 when it took it (outputs published, the time
+ * at t + h, the step over); 0 when
+ * there is none or it declined (nothing changed: the slave's do_step takes the step). Never with a host poll
+ * between internal steps (step_poll). */
+int core_table_native_step(Core *core, const char *call, double t, double h);
 /* The step's status after its publishing call's outcome: Error when an output was forgotten; a step that moved
  * without publishing leaves the outputs stale. */
 CoreStatus core_table_after_step(Core *core, int outcome, CoreStatus status);
@@ -208,8 +228,6 @@ CoreStatus core_setup_experiment(Core *core, const char *call, int tolerance_def
                                  double start, int stop_defined, double stop, int n_args);
 /* A new slave replaces the old one (pythonfmu has no reset); when that fails the old one stays. */
 CoreStatus core_reset(Core *core, const char *call);
-/* 1 when the step's arguments are finite and h > 0, else logged (the facade checks them before core_do_step). */
-int core_step_arguments_ok(Core *core, const char *call, double t, double h);
 /* slave.do_step(t, h): its status (a bool, or an object with an FMI `status` and
  * optionally `terminateSimulation`); *terminate set. Time advances after OK or Warning. */
 CoreStatus core_do_step(Core *core, const char *call, double t, double h, int *terminate);

@@ -143,6 +143,8 @@ static int construct_slave(Core *core, const char *call)
         return 0;
     }
     set_attribute(py, slave, "_fmi_runtime", py->Unicode_FromString("crane-cosim"));
+    if (core_native_steps_offered()) /* where the slave may hand over a step without Python */
+        set_attribute(py, slave, "_fmi_native_step_address", py->Long_FromVoidPtr((void *)&core->native));
     if (core->std->passes_cancel_flag || core->step_poll) /* the steppers read it between internal steps */
         set_attribute(py, slave, "_fmi_cancel_flag_address", py->Long_FromVoidPtr((void *)&core->cancel));
     if (core->step_poll) { /* (function, context) for the steppers' C call between internal steps */
@@ -155,6 +157,7 @@ static int construct_slave(Core *core, const char *call)
     }
     PyObject *queue = py->Object_GetAttrString(slave, "log_queue");
     py->Err_Clear();
+    core->native.step = NULL; /* the old slave's record dies with it */
     py->DecRef(core->slave);
     py->DecRef(core->log_queue);
     core->slave = slave;
@@ -362,22 +365,15 @@ static int step_outcome(Core *core, PyObject *r, CoreStatus *status, int *termin
     return 0;
 }
 
-int core_step_arguments_ok(Core *core, const char *call, double t, double h)
-{
-    if (isfinite(t) && isfinite(h) && h > 0.0)
-        return 1;
-    CORE_ERR(core, "%s: communication step size (communicationStepSize) = %g s must be finite and > 0 and "
-                   "currentCommunicationPoint = %g s finite", call, h, t);
-    return 0;
-}
-
 CoreStatus core_do_step(Core *core, const char *call, double t, double h, int *terminate)
 {
     *terminate = 0;
-    const PyApi *py = core->py;
-    PyGILState_STATE g = core_enter(core);
     core->cancel = 0; /* a cancel applies to the step in progress */
     core->stepping = 1;
+    if (core_table_native_step(core, call, t, h))
+        return CORE_OK;
+    const PyApi *py = core->py;
+    PyGILState_STATE g = core_enter(core);
     PyObject *args = py->Tuple_New(2);
     py->Tuple_SetItem(args, 0, py->Float_FromDouble(t));
     py->Tuple_SetItem(args, 1, py->Float_FromDouble(h));

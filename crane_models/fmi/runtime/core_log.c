@@ -1,9 +1,11 @@
 /* The core's messages to the host (the runtime's own and the slave's queued ones) with the categories debug
- * logging enables, the instance check every FMI call starts with, and the call into the slave. The bottom floor
- * of the core (core.h); the facade's CoreStandard.deliver hands the text to its standard's logger. */
+ * logging enables, the instance check every FMI call starts with, the check of a step's arguments, and the call into
+ * the slave. The bottom floor of the core (core.h); the facade's CoreStandard.deliver hands the text to its
+ * standard's logger. */
 #define _GNU_SOURCE
 #include "core.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,4 +149,13 @@ CoreStatus core_set_debug_logging(Core *core, const char *call, int logging_on, 
     core_leave(core, g);
     core->logging_on = logging_on;
     return status;
+}
+
+int core_step_arguments_ok(Core *core, const char *call, double t, double h)
+{
+    if (isfinite(t) && isfinite(h) && h > 0.0)
+        return 1;
+    CORE_ERR(core, "%s: communication step size (communicationStepSize) = %g s must be finite and > 0 and "
+                   "currentCommunicationPoint = %g s finite", call, h, t);
+    return 0;
 }

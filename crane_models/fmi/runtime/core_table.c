@@ -22,6 +22,7 @@
 
 #define INT_MARK INT64_MIN /* an integer output slot not yet published (NaN for a real one) */
 #define TABLE_SWITCH "CRANE_COSIM_VALUE_TABLE" /* "0" or "off": every slave on the per-variable path */
+#define NATIVE_SWITCH "CRANE_COSIM_NATIVE_STEP" /* "0" or "off": every step through the slave's do_step */
 
 void core_table_free(CoreTable *t)
 {
@@ -62,17 +63,19 @@ static CoreTable *new_table(const Core *core)
     return t;
 }
 
-static int switched_off(void)
+static int switched_off_by(const char *name)
 {
-    const char *s = getenv(TABLE_SWITCH);
+    const char *s = getenv(name);
     return s && (strcmp(s, "0") == 0 || strcmp(s, "off") == 0);
 }
+
+int core_native_steps_offered(void) { return !switched_off_by(NATIVE_SWITCH); }
 
 CoreTable *core_table_offer(Core *core, const char *call, int *ok)
 {
     const PyApi *py = core->py;
     *ok = 1;
-    if (switched_off())
+    if (switched_off_by(TABLE_SWITCH))
         return NULL;
     PyObject *attach = py->Object_GetAttrString(core->slave, "_fmi_attach_value_table");
     if (!attach) { /* a plain pythonfmu slave: the per-variable path */
@@ -268,4 +271,28 @@ CoreStatus core_table_after_step(Core *core, int outcome, CoreStatus status)
     if (core->table && outcome == TABLE_KEPT && (status == CORE_OK || status == CORE_WARNING))
         core->table->stale = 1; /* the state moved without its outputs: the next get evaluates them */
     return status;
+}
+
+/* ---- a step without Python ------------------------------------------------------------------------------- */
+
+int core_table_native_step(Core *core, const char *call, double t, double h)
+{
+    CoreNativeStep native = core->native;
+    if (!native.step || !core->table || core->step_poll)
+        return 0;
+    int reason = native.step(native.record, t, h, core->table->reals, core->table->ints);
+    if (reason) {
+        core_log(core, CORE_OK, "logAll", "%s: the step from t = %g s was declined by the slave's native step "
+                 "(reason %d); its do_step takes it", call, t, reason);
+        return 0;
+    }
+    core->table->stale = 0; /* published */
+    core->stepping = 0;
+    core->time = t + h;
+    if (!core->native_announced) {
+        core->native_announced = 1;
+        core_log(core, CORE_OK, "logAll", "%s: stepped without Python by the slave's native step (inputs and "
+                 "outputs in the value table, no interpreter lock)", call);
+    }
+    return 1;
 }

@@ -344,6 +344,14 @@ class KnuckleBoomModel:
                              lambda x, inputs, aux: self.crane_outputs(aux, x, aux.udot),
                              lambda aux: aux.record is not None)
 
+    def kernel_step_parts(self, names: tuple, constants: dict | None = None):
+        """What the kernel's communication step (``mbs_cosim_step``, fmi/kernel_steps.py) needs besides the stepping:
+        ``(kernel outputs, index map of names, bounds of check_state)``, None without the kernel."""
+        outputs = self._kernel_outputs()
+        if outputs is None:
+            return None
+        return outputs, outputs.plan(names, constants), [(k - 1, lo, hi) for k, (lo, hi) in self._cylinder_ranges]
+
     def _kernel_outputs(self) -> NativeCraneOutputs | None:
         """The kernel's record of this crane's outputs (built on first use), None without the kernel."""
         native, solver = self.crane.system.native, self.crane.reaction_solver.native

@@ -335,6 +335,8 @@ class CraneWithoutPayload:
         if hasattr(crane_model, "output_writer"):  # the payload outputs as constants: zero, wire_slack false
             constants = {**self._zero, "wire_slack": 0.0}
             self.write_outputs = OutputWriters(lambda names: crane_model.output_writer(names, constants))
+            if hasattr(crane_model, "kernel_step_parts"):
+                self.kernel_step_parts = lambda names: crane_model.kernel_step_parts(names, constants)
 
     def __getattr__(self, name: str):
         if name.startswith("__") or name == "base":

@@ -29,6 +29,7 @@ Choices where the paper is silent (Fig. 4 is not reproduced in the text):
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,8 @@ __all__ = ["VesselCraneParameters", "VesselCraneController", "VesselCraneInitial
 _POS = dict(low=0.0, low_open=True)
 
 # The cut of §III-C: moments about x2, y2 and forces along x2, y2, z2 in the king joint, eq. (67).
+# The vessel pitch the model admits, rad: R_z R_y R_x (53) is singular at q2 = ±π/2 (roll and yaw axes align).
+PITCH_LIMIT = 1.4
 INTERFACE_CUT = ConstraintCut("king", ("rx", "ry", "tx", "ty", "tz"))
 
 
@@ -265,6 +268,16 @@ class VesselCraneModel:
                              lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux),
                              lambda aux: aux.record is not None)
 
+    def kernel_step_parts(self, names: tuple, constants: dict | None = None):
+        """What the kernel's communication step (``mbs_cosim_step``, fmi/kernel_steps.py) needs besides the stepping:
+        ``(kernel outputs, index map of names, bounds of check_state)``, None without the kernel. The pitch bound
+        |q2| <= PITCH_LIMIT as the open interval between its neighbouring doubles: the same set of values."""
+        outputs = self._kernel_outputs()
+        if outputs is None:
+            return None
+        pitch = (1, math.nextafter(-PITCH_LIMIT, -math.inf), math.nextafter(PITCH_LIMIT, math.inf))
+        return outputs, outputs.plan(names, constants), [pitch]
+
     def _kernel_outputs(self) -> NativeCutOutputs | None:
         """The kernel's record of the outputs (built on first use), None without the kernel."""
         crane = self.crane
@@ -302,5 +315,6 @@ class VesselCraneModel:
         if not np.all(np.isfinite(x)):
             raise ValueError(f"state became non-finite: {x}")
         # R_z R_y R_x (53) is singular at q2 = ±π/2 (roll and yaw axes align, M loses rank).
-        if abs(x[1]) > 1.4:
-            raise ValueError(f"vessel pitch q2 = {x[1]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")
+        if abs(x[1]) > PITCH_LIMIT:
+            raise ValueError(f"vessel pitch q2 = {x[1]:.4g} rad is beyond ±{PITCH_LIMIT} rad, near the Euler-angle "
+                             "singularity of eq. (53)")

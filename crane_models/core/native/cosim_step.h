@@ -1,0 +1,61 @@
+/* One communication step of a tree model entirely in the kernel (cosim_step.c, issue 23): the inputs read from the
+ * caller's value table, the same evaluation updated for them, the stepping, the state's check and every output
+ * written back into the table -- no Python, no interpreter lock. The top floor of the kernel. See multibody.h. */
+#ifndef CRANE_COSIM_STEP_H
+#define CRANE_COSIM_STEP_H
+
+#include <stdint.h>
+
+#include "stepping.h"
+
+/* How the outputs of a step are written: mbs_crane_outputs or mbs_cut_outputs (crane_outputs.h). */
+enum { MBS_COSIM_CRANE_OUTPUTS = 0, MBS_COSIM_CUT_OUTPUTS = 1 };
+
+/* Why a step was declined (mbs_cosim_step's return value; nothing changed, the caller steps another way). */
+enum { MBS_COSIM_DONE = 0, MBS_COSIM_TIME = 1, MBS_COSIM_INPUTS = 2, MBS_COSIM_UPDATE = 3, MBS_COSIM_STEPPER = 4,
+       MBS_COSIM_STATE = 5, MBS_COSIM_OUTPUTS = 6 };
+
+/* The record of one model instance's kernel steps (core/native/cosim_step.py fills it; integration/kernel_steps.py
+ * says when a step may be taken here). CoSimulation.step with integration.cosimulation's rules is the
+ * specification: a step here does exactly its kernel calls, in its order, on the same data. */
+typedef struct {
+    /* the tree, its law and the explicit stepper (mbs_integrate's arguments, the Python binding's own buffers) */
+    const mbs_model *m;
+    const mbs_effort_law *law;
+    const mbs_tableau *tab;
+    mbs_stepper *st;
+    double *y, *k;                  /* (size) the stepping buffers */
+    double *recs;                   /* three records of rec_stride doubles */
+    int size, rec_size, rec_stride;
+    int *final;
+    double *model_work, *work;
+    const mbs_lengths *len;
+    long max_steps;                 /* the step budget of one communication step */
+    /* the outputs: out[i] = values[index[i]] by the writer of outputs_kind, its record and scratch */
+    int outputs_kind, n_out;
+    const void *outputs;
+    double *values, *out, *out_work;
+    const int *index;
+    /* the caller's value table: the inputs' slots (n_in), out[real_from[j]] into reals[real_vr[j]] and
+     * out[int_from[j]] (truncated) into ints[int_vr[j]]; the time into reals[time_vr] (-1: none) */
+    int n_in, n_real, n_int, time_vr;
+    const int *input_vr, *real_vr, *real_from, *int_vr, *int_from;
+    /* the admissible states: lo[i] < y[bound_at[i]] < hi[i] (and every entry finite) */
+    int n_bounds;
+    const int *bound_at;
+    const double *lo, *hi;
+    /* the point reached (x, its derivative xdot, the record of that evaluation, the inputs in force, the step size
+     * the stepper carries): written by the caller when it hands the stepping over, by each step that completes */
+    double t, h;
+    double *x, *xdot, *rec, *inputs;
+    double *rec_next, *inputs_next, *update_work; /* scratch: rec_size, n_in, n * n + 2 n */
+    long steps, evaluations, accepted, rejected;  /* since the caller last took the point over */
+} mbs_cosim;
+
+/* Entry point: the communication step from t (within mbs_time_rounding of c->t) by h with the inputs in the table;
+ * MBS_COSIM_DONE with the point and the table's outputs advanced, or the reason (enum above) with nothing changed:
+ * a failing stepper, a state outside the bounds, an output not finite, an input not finite -- every case in which
+ * the specification would report something or take a path this step does not take. */
+int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *ints);
+
+#endif

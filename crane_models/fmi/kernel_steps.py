@@ -1,0 +1,146 @@
+"""Communication steps without Python (issue 23): a :class:`CoSimulation` whose step needs nothing but the kernel is
+stepped by the FMI runtime itself, in C and without the interpreter lock, through ``mbs_cosim_step``
+(core/native/cosim_step.c) over the runtime's value table. Python hands the point reached over to the kernel's record
+after every call that ran Python and takes it back before the next one (:class:`KernelSteps`); a step the kernel
+declines (a failure to report, an input or output not finite, a cancel) is taken by Python from the same point, as if
+the kernel had never tried. See docs/fmi-runtime.md, "Steps without Python".
+
+Which steps qualify -- everything :meth:`CoSimulation.step` does is then one kernel call sequence: a model with a
+kernel right-hand side of a tree (no task), the kernel's outputs (``kernel_step_parts``) and an exact input update;
+no input-prescribed state (a moving base), no step integrals, no switching times, no state events; an explicit
+stepper with every state under error control; no host poll between internal steps (FMI 3.0's intermediate update)."""
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+from typing import Optional, Sequence
+
+from ..core.native.cosim_step import NativeCosimStep
+from ..core.native.stepping import NativeIntegration
+from ..integration.cosimulation import CoSimulation
+
+__all__ = ["KernelSteps", "RuntimeSlot", "Handover", "python_entry"]
+
+
+class RuntimeSlot(ctypes.Structure):
+    """Where the runtime looks for a step it may take without Python (core.h ``CoreNativeStep``): the C function
+    ``int step(void *record, double t, double h, double *reals, int64_t *ints)`` and its record; ``step`` NULL: none."""
+    _fields_ = [("step", ctypes.c_void_p), ("record", ctypes.c_void_p)]
+
+
+def _qualifies(sim: CoSimulation) -> bool:
+    """Whether every step of ``sim`` is one kernel call sequence (the module's docstring)."""
+    model, stepper = sim.model, sim.stepper
+    return (sim._impose is None and sim._restart is None and not sim._has_switch_times and not sim._has_events
+            and sim._update is not None and hasattr(stepper, "tableau") and stepper.controlled is None
+            and hasattr(model, "kernel_step_parts") and hasattr(model, "compiled"))
+
+
+class KernelSteps:
+    """The kernel's steps of one :class:`CoSimulation` over a value table (``input_slots``: the slot of each input;
+    ``real_slots`` / ``int_slots``: ``(slot, position in output_names)``; ``time_slot``: None or the time's)."""
+
+    def __init__(self, sim: CoSimulation, native: NativeCosimStep) -> None:
+        self.sim, self.native = sim, native
+
+    @classmethod
+    def of(cls, sim: CoSimulation, output_names: tuple, input_slots: Sequence[int], real_slots: Sequence[tuple],
+           int_slots: Sequence[tuple], time_slot: Optional[int]) -> Optional["KernelSteps"]:
+        """The kernel's steps of ``sim``, or None when its steps do not qualify (or there is no kernel)."""
+        if not _qualifies(sim):
+            return None
+        compiled = sim.model.compiled(sim.t, sim.inputs)
+        integration = compiled[0] if compiled is not None else None
+        if type(integration) is not NativeIntegration or integration._task is not None \
+                or not integration.can_advance(sim.stepper):
+            return None
+        parts = sim.model.kernel_step_parts(output_names)
+        if parts is None:
+            return None
+        outputs, plan, bounds = parts
+        return cls(sim, NativeCosimStep(integration, outputs, plan, sim.inputs.size, input_slots, real_slots,
+                                        int_slots, time_slot, bounds))
+
+    def hand_over(self) -> bool:
+        """The simulation's point into the kernel's record: True when the next step may be taken there (a kernel
+        evaluation at the point, finite, and no host poll), else False (the next step is Python's)."""
+        sim = self.sim
+        k, aux = sim._k, sim._aux
+        record = getattr(aux, "record", None)
+        if k is None or record is None or sim.stepper.cancel_poll is not None or not math.isfinite(k @ k):
+            return False
+        self.native.load(sim.stepper, sim.max_internal_steps, sim.t, sim.x, k, record, sim.inputs)
+        return True
+
+    def take_back(self) -> None:
+        """The point the kernel's steps reached into the simulation, as its own steps would have left it (nothing
+        when the kernel took none)."""
+        if not self.native.steps:
+            return
+        sim = self.sim
+        t, x, xdot, record, inputs, h, (evaluations, accepted, rejected) = self.native.point()
+        sim.t, sim.x, sim.inputs, sim._k = t, x, inputs, xdot
+        sim._aux = self.native.integration.aux_of(record)
+        stepper = sim.stepper
+        stepper.h = h
+        stats = stepper.stats
+        stats["evaluations"] += evaluations
+        stats["accepted"] += accepted
+        stats["rejected"] += rejected
+
+
+class Handover:
+    """The adapter's side of the runtime's slot (:class:`RuntimeSlot`, at ``slave._fmi_native_step_address``, which
+    the project's runtime sets unless ``CRANE_COSIM_NATIVE_STEP=0``): the kernel's steps of the simulation in force,
+    handed over after each call that ran Python and taken back before the next (:func:`python_entry`)."""
+
+    def __init__(self, slave, warn) -> None:
+        self._slave, self._warn = slave, warn
+        self._slot: Optional[RuntimeSlot] = None
+        self._sim: Optional[CoSimulation] = None
+        self._steps: Optional[KernelSteps] = None
+
+    def _runtime_slot(self) -> Optional[RuntimeSlot]:
+        if self._slot is None:
+            address = getattr(self._slave, "_fmi_native_step_address", 0)
+            if address:
+                self._slot = RuntimeSlot.from_address(address)
+        return self._slot
+
+    def take_back(self) -> None:
+        if self._steps is not None:
+            self._steps.take_back()
+
+    def hand_over(self, sim: Optional[CoSimulation], table, usable: bool) -> None:
+        """The next step to the kernel when ``sim`` (the simulation in force, ``usable``: no error) qualifies and a
+        value table serves the variables; else to Python."""
+        slot = self._runtime_slot()
+        if slot is None:
+            return
+        slot.step = None
+        if sim is None or table is None or not usable:
+            return
+        try:
+            if sim is not self._sim:
+                self._sim, self._steps = sim, None
+                self._steps = KernelSteps.of(sim, table.output_names, *table.kernel_slots())
+            if self._steps is not None and self._steps.hand_over():
+                slot.record, slot.step = self._steps.native.record, self._steps.native.function
+        except Exception as exc:  # noqa: BLE001 -- a defect here costs speed, never a step: Python steps on
+            self._steps = None
+            self._warn(f"steps without Python are off for this simulation: {exc!r}")
+
+
+def python_entry(method):
+    """An adapter method the runtime calls, which runs Python: the point the kernel's steps reached is taken back into
+    the simulation first, and the next step handed over again after it."""
+    @functools.wraps(method)
+    def call(adapter, *args, **kwargs):
+        handover = adapter.kernel_steps
+        handover.take_back()
+        try:
+            return method(adapter, *args, **kwargs)
+        finally:
+            handover.hand_over(adapter.sim, adapter._table, adapter.error is None)
+    return call
