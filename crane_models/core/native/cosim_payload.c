@@ -69,8 +69,10 @@ static void tip_wrench(const mbs_cosim_payload *p, const record_view *v, const d
     transposed_times(R, force, f);
     transposed_times(R, d, a);
     double *w = p->extra + 6 * k;
-    w[0] = f[0], w[1] = f[1], w[2] = f[2];
-    w[3] = a[1] * f[2] - a[2] * f[1], w[4] = a[2] * f[0] - a[0] * f[2], w[5] = a[0] * f[1] - a[1] * f[0];
+    memcpy(w, f, sizeof f);
+    w[3] = a[1] * f[2] - a[2] * f[1];
+    w[4] = a[2] * f[0] - a[0] * f[2];
+    w[5] = a[0] * f[1] - a[1] * f[0];
 }
 
 /* core.payload.swing_angles_from_vertical of rel (load minus tip, Frame 0) in the plane of the king's y axis;
