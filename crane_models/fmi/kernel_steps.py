@@ -18,6 +18,8 @@ import functools
 import math
 from typing import Optional, Sequence
 
+import numpy as np
+
 from ..core.native.cosim_step import NativeCosimStep
 from ..core.native.stepping import NativeIntegration
 from ..integration.cosimulation import CoSimulation
@@ -73,8 +75,11 @@ class KernelSteps:
         evaluation at the point, finite, and no host poll), else False (the next step is Python's)."""
         sim = self.sim
         k, aux = sim._k, sim._aux
-        if k is None or aux is None or sim.stepper.cancel_poll is not None or not math.isfinite(k @ k):
+        if k is None or aux is None or sim.stepper.cancel_poll is not None:
             return False
+        with np.errstate(over="ignore", invalid="ignore"):  # k·k of an overflowed input: inf, a Python step
+            if not math.isfinite(k @ k):
+                return False
         record = self.native.point_record(sim.t, sim.x, sim.inputs, aux)
         if record is None:
             return False

@@ -52,6 +52,8 @@ class NativeCosimStep:
     model's ``check_state`` allows (the kernel's check may be stricter, never looser: a step it declines is taken by
     Python, which reports)."""
 
+    ENTRY_POINT = "mbs_cosim_step"  # the kernel's step for this record (a subclass's record: its own)
+
     def __init__(self, integration: NativeIntegration, outputs: NativeCraneOutputs | NativeCutOutputs,
                  plan: OutputPlan, n_inputs: int, input_slots: Sequence[int], real_slots: Sequence[tuple],
                  int_slots: Sequence[tuple], time_slot: int | None, bounds: Sequence[tuple]) -> None:
@@ -86,8 +88,6 @@ class NativeCosimStep:
         self.function = ctypes.cast(getattr(library(), self.ENTRY_POINT), ctypes.c_void_p).value
         self.record = ctypes.addressof(whole)
         self._stepping = None
-
-    ENTRY_POINT = "mbs_cosim_step"  # the kernel's step for this record
 
     def _new_record(self) -> tuple:
         """``(the record the entry point takes, its mbs_cosim part)``."""

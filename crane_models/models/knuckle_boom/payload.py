@@ -281,8 +281,9 @@ class KnuckleBoomPayloadModel:
             return None
         outputs, plan, bounds = crane_parts
         at = [plan.slot.get(name, -1) for name in PAYLOAD_VALUE_NAMES]
-        make = functools.partial(NativePayloadCosimStep, payload_at=at, n_law=len(self.base.input_names), nb=self.crane.system.nb, tip_body=self._tip_body,
-                                 king=self._king, point_record=self.kernel_point_record)
+        make = functools.partial(NativePayloadCosimStep, payload_at=at, n_law=len(self.base.input_names),
+                                 nb=self.crane.system.nb, tip_body=self._tip_body, king=self._king,
+                                 point_record=self.kernel_point_record)
         return outputs, plan, bounds, make
 
     def kernel_point_record(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> np.ndarray | None:
@@ -305,8 +306,8 @@ class KnuckleBoomPayloadModel:
 
     def tip_wrench(self, kin, force: np.ndarray, tip: np.ndarray) -> np.ndarray:
         """The wire force on the tip as a wrench ``[f; n]`` at Body 3's COG in its coordinates (the form of (46))."""
-        # Rᵀ F and Rᵀ a in floats summed row by row (np.cross costs ~10 µs; mbs_cosim_payload_step does the same sums)
-        (r0, r1, r2) = kin.rotation[self._tip_body].tolist()
+        # Rᵀ F and Rᵀ a as float sums row by row (np.cross costs ~10 µs; the kernel's step does the same sums)
+        r0, r1, r2 = kin.rotation[self._tip_body].tolist()
         F, a = force.tolist(), (tip - kin.cog[self._tip_body]).tolist()
         f0, f1, f2 = (F[0] * r0[j] + F[1] * r1[j] + F[2] * r2[j] for j in range(3))
         a0, a1, a2 = (a[0] * r0[j] + a[1] * r1[j] + a[2] * r2[j] for j in range(3))
