@@ -2,13 +2,16 @@
 Python"): the runtime steps a model whose step needs nothing but the kernel in C, over its value table, without the
 interpreter lock, and hands every other step to the slave's do_step.
 
-* which FMUs step so, FMI 2.0 and 3.0: KnuckleBoomCrane without its payload and VesselCrane (a tree in the kernel,
-  an exact input update, the kernel's outputs, nothing else in a step); the others step in Python, each for a
-  reason named below;
+* which FMUs step so, FMI 2.0 and 3.0: KnuckleBoomCrane with and without its payload and VesselCrane (a tree in the
+  kernel, an exact input update, the kernel's outputs, state events only where the kernel's stepper checks them:
+  a step with an event is declined and Python locates it); the others step in Python, each for a reason named
+  below;
 * Python does not run at all in such a doStep (a profiler in the calling thread sees no call into the slave);
 * the results are the Python path's to the last bit -- the same kernel calls on the same data, so the tolerance is
   zero -- over a run with moving set-points, a saved state restored and replayed with other inputs, an input that
-  is not finite (refused, then continued) and a step beyond the step budget (discarded); and equal to the numpy
+  is not finite (refused, then continued) and a step beyond the step budget (discarded) -- with the payload also
+  through its lift, where the wire goes slack and taut again and again: those steps declined, most others not --;
+  and equal to the numpy
   specification (the model and its co-simulation in this process) to 1e-12 of each output's scale, as
   tests/test_value_table.py holds every FMU;
 * the kernel's step itself, in this process: a step equals CoSimulation.step and its outputs, the point taken back
@@ -28,7 +31,7 @@ from crane_models.fmi.spec import STEP_BUDGET_PARAMETER
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models.registry import SPECS
 from fmu_helpers import build_fmi3_fmus, build_fmus, needs_kernel, needs_runtime
-from value_table_host import Instance, Run
+from value_table_host import Instance, Run, Specification
 
 pytestmark = [needs_runtime, needs_kernel]
 
@@ -39,7 +42,7 @@ RTOL = 1e-12  # against the specification: tests/test_value_table.py's bound, fo
 # (FMU, start values, steps without Python?): why each one that does not
 CASES = [
     ("KnuckleBoomCrane", {"payload_enabled": False}, True),
-    ("KnuckleBoomCrane", {"payload_enabled": True}, False),  # the wire's slack and taut events
+    ("KnuckleBoomCrane", {"payload_enabled": True}, True),  # a step with a slack/taut event is declined
     ("VesselCrane", {}, True),
     ("KnuckleBoomCraneOnMovingBase", {}, False),  # the base motion is imposed on the state at each step
     ("CraneOnMovingBase", {}, False),  # the same, and step-mean outputs
@@ -47,6 +50,8 @@ CASES = [
     ("Vessel", {}, False),  # no kernel right-hand side
 ]
 NATIVE_CASES = [(name, starts) for name, starts, native in CASES if native]
+DECLINED = "declined by the slave's native step"  # the runtime's debug message at a declined step
+EVENT_REASON = "(reason 7)"  # mbs_cosim_payload_step's MBS_COSIM_EVENT: an indicator changed sign in the step
 
 
 @pytest.fixture(scope="module")
@@ -99,12 +104,12 @@ def test_no_python_runs_in_a_step(built, name, starts, version, monkeypatch):
     assert "do_step" in seen[False]
 
 
-def run_with_everything(s: Instance, run: Run, outputs: list) -> tuple:
+def run_with_everything(s: Instance, run: Run, outputs: list, steps: int = 90) -> tuple:
     """Statuses and output rows over: moving set-points, a state saved at step 30 and restored at step 60 with other
     set-points, an input that is not finite at step 40 (refused) and a step beyond the budget at step 50
-    (discarded); then on from the restored state."""
+    (discarded); then on from the restored state to ``steps`` steps."""
     statuses, rows, t, saved = [], [], 0.0, None
-    for k in range(90):
+    for k in range(steps):
         if k == 60:
             s.set_state(saved)
             t = saved_t
@@ -126,18 +131,26 @@ def run_with_everything(s: Instance, run: Run, outputs: list) -> tuple:
 @pytest.mark.parametrize("version", (2, 3))
 @pytest.mark.parametrize("name, starts", NATIVE_CASES, ids=[c[0] for c in NATIVE_CASES])
 def test_results_are_the_python_paths_to_the_last_bit(built, name, starts, version, monkeypatch):
+    """With the payload the run goes on to 2.7 s (300 steps, 60 of them replayed): through the lift's slack and taut
+    switches between 1.8 s and 2.4 s, whose steps the kernel declines (Python locates the events) -- at least one,
+    at most a tenth of the steps."""
     starts = {**starts, STEP_BUDGET_PARAMETER.name: 1000}
-    results = {}
+    payload = bool(starts.get("payload_enabled"))
+    steps = 300 if payload else 90
+    results, declined = {}, {}
     for native in (True, False):
         s, run = instance(built, name, version, starts, native, monkeypatch)
         outputs = [v.name for v in run.spec.outputs]
-        results[native] = run_with_everything(s, run, outputs)
+        results[native] = run_with_everything(s, run, outputs, steps)
         assert any(NATIVE_MESSAGE in m for _, m in s.messages) is native
+        declined[native] = [m for _, m in s.messages if DECLINED in m]
         s.close()
     (status_native, rows_native), (status_python, rows_python) = results[True], results[False]
     assert status_native == status_python
-    assert status_native[40] == 3 and status_native[50] == 2 and status_native.count(0) == 88
+    assert status_native[40] == 3 and status_native[50] == 2 and status_native.count(0) == steps - 2
     np.testing.assert_array_equal(rows_native, rows_python)
+    events = [m for m in declined[True] if EVENT_REASON in m]
+    assert not declined[False] and (len(events) > 0) is payload and len(declined[True]) <= steps // 10, declined[True]
 
 
 @pytest.mark.parametrize("version", (2, 3))
@@ -221,6 +234,45 @@ def test_the_kernels_step_is_cosimulations_step():
     assert sim.stepper.stats["evaluations"] > 0 and sim.stepper.stats["accepted"] == twin.stepper.stats["accepted"]
 
 
+def test_the_kernels_payload_step_is_cosimulations_step():
+    """The lift (Run's scenario, 2.4 s) with the payload: each step by the kernel where it takes it -- equal to
+    CoSimulation.step in outputs, point, derivative, evaluation and the event indicators' cache -- and by Python where
+    it declines (an indicator changes sign: reason 7), from the same point; some declined, most not."""
+    run = Run("KnuckleBoomCrane")
+    sim, twin = (Specification(run.spec, run.start_values, run.inputs_at(0.0)).sim for _ in range(2))
+    table = Table(run.spec)
+    out = np.zeros(len(table.outputs))
+    sim.write_outputs(table.outputs, out)  # the evaluation at the start, as after initialization
+    twin.write_outputs(table.outputs, out)
+    steps = KernelSteps.of(sim, table.outputs, *table.slots)
+    assert steps is not None
+    codes = []
+    for k in range(240):
+        t = k * run.h
+        u = np.array([run.inputs_at(t)[name] for name in table.inputs])
+        table.reals[:u.size] = u
+        assert steps.hand_over()
+        codes.append(steps.native.step(t, run.h, table.reals, table.ints))
+        twin.set_inputs(u)
+        twin.t = t
+        twin.step(run.h)
+        twin.write_outputs(table.outputs, out)
+        if codes[-1] == 0:
+            np.testing.assert_array_equal(table.outputs_of(run.spec), out)
+            steps.take_back()
+        else:  # declined: Python's step, as the runtime hands it to do_step
+            sim.set_inputs(u)
+            sim.t = t
+            sim.step(run.h)
+        assert sim.t == twin.t and sim.stepper.h == twin.stepper.h
+        np.testing.assert_array_equal(sim.x, twin.x)
+        np.testing.assert_array_equal(sim._k, twin._k)
+        np.testing.assert_array_equal(sim._aux[0].record, twin._aux[0].record)
+        for ours, theirs in zip(sim.model._indicators, twin.model._indicators):
+            np.testing.assert_array_equal(ours, theirs)
+    assert set(codes) == {0, 7} and 0 < codes.count(7) <= 24, codes
+
+
 def test_a_declined_step_changes_nothing():
     spec, sim = simulation()
     table = Table(spec)
@@ -246,8 +298,9 @@ def test_a_declined_step_changes_nothing():
 
 
 def test_what_does_not_qualify_gets_no_kernel_steps():
-    spec, sim = simulation(payload_enabled=True)  # state events: Python's event location
+    spec, sim = simulation(integrator=1)  # the Rosenbrock-W stepper
     table = Table(spec)
     assert KernelSteps.of(sim, table.outputs, *table.slots) is None
-    spec, sim = simulation(integrator=1)  # the Rosenbrock-W stepper
+    spec, sim = simulation()
+    sim._has_events = True  # state events that the tree's stepper (mbs_integrate) does not check: Python's to locate
     assert KernelSteps.of(sim, table.outputs, *table.slots) is None

@@ -144,7 +144,9 @@ def swing_angles_from_vertical(rel: np.ndarray, heading: np.ndarray) -> tuple:
     ``rel`` (load minus suspension point, Frame 0) in the frame with z up, y the horizontal part of ``heading``
     (a crane's boom direction) and x = y × z."""
     hx, hy, _ = (float(c) for c in heading)
-    norm = math.hypot(hx, hy)
+    # sqrt of the sum, not hypot: the kernel's step (cosim_payload.c) repeats it bit for bit; a heading is a unit
+    # vector's size (a rotation's column), far from hypot's overflow
+    norm = math.sqrt(hx * hx + hy * hy)
     if norm == 0.0:
         raise ValueError("heading is vertical: the swing plane is undefined")
     yx, yy = hx / norm, hy / norm  # y axis; x = y × z = (yy, −yx, 0)

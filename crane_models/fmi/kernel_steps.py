@@ -7,14 +7,18 @@ the kernel had never tried. See docs/fmi-runtime.md, "Steps without Python".
 
 Which steps qualify -- everything :meth:`CoSimulation.step` does is then one kernel call sequence: a model with a
 kernel right-hand side of a tree (no task), the kernel's outputs (``kernel_step_parts``) and an exact input update;
-no input-prescribed state (a moving base), no step integrals, no switching times, no state events; an explicit
-stepper with every state under error control; no host poll between internal steps (FMI 3.0's intermediate update)."""
+no input-prescribed state (a moving base), no step integrals, no switching times; state events only where the
+kernel's stepper checks them itself (``advance_to_event``: a step in which an indicator changes sign is declined and
+Python locates the event); an explicit stepper with every state under error control; no host poll between internal
+steps (FMI 3.0's intermediate update)."""
 from __future__ import annotations
 
 import ctypes
 import functools
 import math
 from typing import Optional, Sequence
+
+import numpy as np
 
 from ..core.native.cosim_step import NativeCosimStep
 from ..core.native.stepping import NativeIntegration
@@ -32,7 +36,7 @@ class RuntimeSlot(ctypes.Structure):
 def _qualifies(sim: CoSimulation) -> bool:
     """Whether every step of ``sim`` is one kernel call sequence (the module's docstring)."""
     model, stepper = sim.model, sim.stepper
-    return (sim._impose is None and sim._restart is None and not sim._has_switch_times and not sim._has_events
+    return (sim._impose is None and sim._restart is None and not sim._has_switch_times
             and sim._update is not None and hasattr(stepper, "tableau") and stepper.controlled is None
             and hasattr(model, "kernel_step_parts") and hasattr(model, "compiled"))
 
@@ -52,23 +56,32 @@ class KernelSteps:
             return None
         compiled = sim.model.compiled(sim.t, sim.inputs)
         integration = compiled[0] if compiled is not None else None
-        if type(integration) is not NativeIntegration or integration._task is not None \
+        if not isinstance(integration, NativeIntegration) or integration._task is not None \
                 or not integration.can_advance(sim.stepper):
+            return None
+        if sim._has_events != hasattr(integration, "advance_to_event"):  # events: located by the kernel's checks
             return None
         parts = sim.model.kernel_step_parts(output_names)
         if parts is None:
             return None
-        outputs, plan, bounds = parts
-        return cls(sim, NativeCosimStep(integration, outputs, plan, sim.inputs.size, input_slots, real_slots,
-                                        int_slots, time_slot, bounds))
+        # (outputs, plan, bounds), and for a record of its own (a payload's) what makes it
+        outputs, plan, bounds, *record = parts
+        make = record[0] if record else NativeCosimStep
+        return cls(sim, make(integration, outputs, plan, sim.inputs.size, input_slots, real_slots, int_slots,
+                             time_slot, bounds))
 
     def hand_over(self) -> bool:
         """The simulation's point into the kernel's record: True when the next step may be taken there (a kernel
         evaluation at the point, finite, and no host poll), else False (the next step is Python's)."""
         sim = self.sim
         k, aux = sim._k, sim._aux
-        record = getattr(aux, "record", None)
-        if k is None or record is None or sim.stepper.cancel_poll is not None or not math.isfinite(k @ k):
+        if k is None or aux is None or sim.stepper.cancel_poll is not None:
+            return False
+        with np.errstate(over="ignore", invalid="ignore"):  # k·k of an overflowed input: inf, a Python step
+            if not math.isfinite(k @ k):
+                return False
+        record = self.native.point_record(sim.t, sim.x, sim.inputs, aux)
+        if record is None:
             return False
         self.native.load(sim.stepper, sim.max_internal_steps, sim.t, sim.x, k, record, sim.inputs)
         return True
@@ -81,7 +94,7 @@ class KernelSteps:
         sim = self.sim
         t, x, xdot, record, inputs, h, (evaluations, accepted, rejected) = self.native.point()
         sim.t, sim.x, sim.inputs, sim._k = t, x, inputs, xdot
-        sim._aux = self.native.integration.aux_of(record)
+        sim._aux = self.native.integration.aux_at(record, x)
         stepper = sim.stepper
         stepper.h = h
         stats = stepper.stats

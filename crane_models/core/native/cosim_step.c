@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-static int all_finite(const double *v, int n) {
+int mbs_cosim_all_finite(const double *v, int n) {
     for (int i = 0; i < n; i++)
         if (!isfinite(v[i])) return 0;
     return 1;
@@ -18,12 +18,12 @@ static int all_finite(const double *v, int n) {
 
 /* The step's times as the adapter's doStep checks them: t the point reached (within rounding: the host's clock is
  * the time), t + h finite and a time after t. */
-static int times_accepted(const mbs_cosim *c, double t, double t_end) {
+int mbs_cosim_times_accepted(const mbs_cosim *c, double t, double t_end) {
     return fabs(t - c->t) <= mbs_time_rounding(c->t) && isfinite(t_end) && t_end - t > mbs_time_rounding(t_end);
 }
 
 /* The inputs from their slots into inputs_next; 1 when they changed (exactly: set_inputs compares the values). */
-static int read_inputs(const mbs_cosim *c, const double *reals) {
+int mbs_cosim_read_inputs(const mbs_cosim *c, const double *reals) {
     int changed = 0;
     for (int i = 0; i < c->n_in; i++) {
         const double v = reals[c->input_vr[i]];
@@ -34,8 +34,8 @@ static int read_inputs(const mbs_cosim *c, const double *reals) {
 }
 
 /* The model's check_state as bounds: every entry finite and each bounded one strictly inside. */
-static int admissible(const mbs_cosim *c, const double *y) {
-    if (!all_finite(y, c->size)) return 0;
+int mbs_cosim_admissible(const mbs_cosim *c, const double *y) {
+    if (!mbs_cosim_all_finite(y, c->size)) return 0;
     for (int i = 0; i < c->n_bounds; i++) {
         const double v = y[c->bound_at[i]];
         if (!(c->lo[i] < v && v < c->hi[i])) return 0;
@@ -49,17 +49,17 @@ static int outputs_at(const mbs_cosim *c, const double *y, const double *rec) {
         ? mbs_cut_outputs(c->m, c->outputs, y, rec, NULL, c->values, c->index, c->n_out, c->out, c->out_work)
         : mbs_crane_outputs(c->m, c->outputs, y, rec, NULL, NULL, c->values, c->index, c->n_out, c->out,
                             c->out_work);
-    return code == 0 && all_finite(c->out, c->n_out);
+    return code == 0 && mbs_cosim_all_finite(c->out, c->n_out);
 }
 
-static void publish(const mbs_cosim *c, double t_end, double *reals, int64_t *ints) {
+void mbs_cosim_publish(const mbs_cosim *c, double t_end, double *reals, int64_t *ints) {
     for (int j = 0; j < c->n_real; j++) reals[c->real_vr[j]] = c->out[c->real_from[j]];
     for (int j = 0; j < c->n_int; j++) ints[c->int_vr[j]] = (int64_t)c->out[c->int_from[j]]; /* numpy's cast */
     if (c->time_vr >= 0) reals[c->time_vr] = t_end;
 }
 
 /* The point reached at t_end: the stepping buffers, the evaluation rec there, the inputs in force. */
-static void commit(mbs_cosim *c, double t_end, const double *rec) {
+void mbs_cosim_commit(mbs_cosim *c, double t_end, const double *rec) {
     memcpy(c->x, c->y, sizeof(double) * c->size);
     memcpy(c->xdot, c->k, sizeof(double) * c->size);
     if (rec != c->rec) memcpy(c->rec, rec, sizeof(double) * c->rec_size);
@@ -76,9 +76,9 @@ int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *int
     mbs_cosim *c = record;
     const int n = c->m->n;
     const double t_end = t + h;
-    if (!times_accepted(c, t, t_end)) return MBS_COSIM_TIME;
-    const int changed = read_inputs(c, reals);
-    if (!all_finite(c->inputs_next, c->n_in)) return MBS_COSIM_INPUTS;
+    if (!mbs_cosim_times_accepted(c, t, t_end)) return MBS_COSIM_TIME;
+    const int changed = mbs_cosim_read_inputs(c, reals);
+    if (!mbs_cosim_all_finite(c->inputs_next, c->n_in)) return MBS_COSIM_INPUTS;
     /* set_inputs: the evaluation reached, for new inputs updated in a copy (k = [u; u'] of the updated record) */
     const double *rec = c->rec;
     memcpy(c->k, c->xdot, sizeof(double) * c->size);
@@ -88,7 +88,7 @@ int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *int
             return MBS_COSIM_UPDATE;
         memcpy(c->k, c->rec_next + n, sizeof(double) * 2 * n);
         rec = c->rec_next;
-        if (!all_finite(c->k, c->size)) return MBS_COSIM_UPDATE;
+        if (!mbs_cosim_all_finite(c->k, c->size)) return MBS_COSIM_UPDATE;
     }
     /* step: the stepper from the host's t to t_end with the budget of a communication step */
     mbs_stepper *st = c->st;
@@ -100,9 +100,9 @@ int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *int
                       c->rec_stride, c->final, c->model_work, c->work, c->len))
         return MBS_COSIM_STEPPER;
     if (*c->final >= 0) rec = c->recs + (long)*c->final * c->rec_stride;
-    if (!admissible(c, c->y)) return MBS_COSIM_STATE;
+    if (!mbs_cosim_admissible(c, c->y)) return MBS_COSIM_STATE;
     if (!outputs_at(c, c->y, rec)) return MBS_COSIM_OUTPUTS;
-    commit(c, t_end, rec);
-    publish(c, t_end, reals, ints);
+    mbs_cosim_commit(c, t_end, rec);
+    mbs_cosim_publish(c, t_end, reals, ints);
     return MBS_COSIM_DONE;
 }

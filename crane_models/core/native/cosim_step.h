@@ -13,7 +13,7 @@ enum { MBS_COSIM_CRANE_OUTPUTS = 0, MBS_COSIM_CUT_OUTPUTS = 1 };
 
 /* Why a step was declined (mbs_cosim_step's return value; nothing changed, the caller steps another way). */
 enum { MBS_COSIM_DONE = 0, MBS_COSIM_TIME = 1, MBS_COSIM_INPUTS = 2, MBS_COSIM_UPDATE = 3, MBS_COSIM_STEPPER = 4,
-       MBS_COSIM_STATE = 5, MBS_COSIM_OUTPUTS = 6 };
+       MBS_COSIM_STATE = 5, MBS_COSIM_OUTPUTS = 6, MBS_COSIM_EVENT = 7 };
 
 /* The record of one model instance's kernel steps (core/native/cosim_step.py fills it; integration/kernel_steps.py
  * says when a step may be taken here). CoSimulation.step with integration.cosimulation's rules is the
@@ -57,5 +57,15 @@ typedef struct {
  * a failing stepper, a state outside the bounds, an output not finite, an input not finite -- every case in which
  * the specification would report something or take a path this step does not take. */
 int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *ints);
+
+/* The parts of that step a variant of it shares (cosim_payload.c): every entry finite; the step's times as doStep
+ * checks them; the table's inputs into inputs_next (1: they changed); the state's bounds; the point at t_end with the
+ * evaluation rec there (rec_size doubles) committed; the outputs c->out and the time published into the table. */
+int mbs_cosim_all_finite(const double *v, int n);
+int mbs_cosim_times_accepted(const mbs_cosim *c, double t, double t_end);
+int mbs_cosim_read_inputs(const mbs_cosim *c, const double *reals);
+int mbs_cosim_admissible(const mbs_cosim *c, const double *y);
+void mbs_cosim_commit(mbs_cosim *c, double t_end, const double *rec);
+void mbs_cosim_publish(const mbs_cosim *c, double t_end, double *reals, int64_t *ints);
 
 #endif

@@ -13,16 +13,16 @@ from .outputs import NativeCraneOutputs, NativeCutOutputs, OutputPlan
 from .stepping import NativeIntegration
 from .system import library
 
-__all__ = ["NativeCosimStep", "COSIM_REASONS"]
+__all__ = ["NativeCosimStep", "COSIM_REASONS", "Cosim"]
 
 _P, _I, _D, _L = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_long
 
 # mbs_cosim_step's return values (cosim_step.h): why a step was declined
 COSIM_REASONS = {1: "the step's times", 2: "an input not finite", 3: "the inputs' update", 4: "the stepper",
-                 5: "the state's check", 6: "an output not finite"}
+                 5: "the state's check", 6: "an output not finite", 7: "a state event"}
 
 
-class _Cosim(ctypes.Structure):
+class Cosim(ctypes.Structure):
     """``mbs_cosim`` of cosim_step.h, field by field."""
     _fields_ = ([(name, _P) for name in ("m", "law", "tab", "st", "y", "k", "recs")]
                 + [(name, _I) for name in ("size", "rec_size", "rec_stride")]
@@ -52,6 +52,8 @@ class NativeCosimStep:
     model's ``check_state`` allows (the kernel's check may be stricter, never looser: a step it declines is taken by
     Python, which reports)."""
 
+    ENTRY_POINT = "mbs_cosim_step"  # the kernel's step for this record (a subclass's record: its own)
+
     def __init__(self, integration: NativeIntegration, outputs: NativeCraneOutputs | NativeCutOutputs,
                  plan: OutputPlan, n_inputs: int, input_slots: Sequence[int], real_slots: Sequence[tuple],
                  int_slots: Sequence[tuple], time_slot: int | None, bounds: Sequence[tuple]) -> None:
@@ -59,7 +61,8 @@ class NativeCosimStep:
             raise ValueError(f"{len(input_slots)} input slots for {n_inputs} inputs")
         self.integration = integration
         native = integration._native
-        size, rec_size, n = integration.size, native.size, native.n
+        # an evaluation's whole record: the tree's and the tail of the integration's right-hand side (a payload's)
+        size, rec_size, n = integration.size, native.size + integration._tail, native.n
         self._x, self._xdot, self._rec = np.zeros(size), np.zeros(size), np.zeros(rec_size)
         self._inputs, self._inputs_next = np.zeros(max(n_inputs, 1)), np.zeros(max(n_inputs, 1))
         self._rec_next, self._update_work = np.zeros(rec_size), np.zeros(n * n + 2 * n)
@@ -69,7 +72,8 @@ class NativeCosimStep:
         self._bounds = (_ints([b[0] for b in bounds]), np.array([float(b[1]) for b in bounds] or [0.0]),
                         np.array([float(b[2]) for b in bounds] or [0.0]))
         self._keep = (outputs, plan)
-        c = self._record = _Cosim()
+        whole, c = self._new_record()
+        self._record = c
         c.size, c.rec_size = size, rec_size
         c.outputs_kind = 1 if isinstance(outputs, NativeCutOutputs) else 0
         c.outputs, c.out_work = outputs._ptr, outputs._work_ptr
@@ -81,9 +85,19 @@ class NativeCosimStep:
         c.bound_at, c.lo, c.hi = (a.ctypes.data for a in self._bounds)
         c.x, c.xdot, c.rec, c.inputs, c.rec_next, c.inputs_next, c.update_work = (a.ctypes.data for a in (
             self._x, self._xdot, self._rec, self._inputs, self._rec_next, self._inputs_next, self._update_work))
-        self.function = ctypes.cast(library().mbs_cosim_step, ctypes.c_void_p).value
-        self.record = ctypes.addressof(c)
+        self.function = ctypes.cast(getattr(library(), self.ENTRY_POINT), ctypes.c_void_p).value
+        self.record = ctypes.addressof(whole)
         self._stepping = None
+
+    def _new_record(self) -> tuple:
+        """``(the record the entry point takes, its mbs_cosim part)``."""
+        c = Cosim()
+        return c, c
+
+    def point_record(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> np.ndarray | None:
+        """The record of the evaluation at the point ``(t, x)`` with ``aux`` there, as :meth:`load` takes it; None
+        when ``aux`` is not the kernel's."""
+        return getattr(aux, "record", None)
 
     def load(self, stepper, budget: int | None, t: float, x: np.ndarray, xdot: np.ndarray, rec: np.ndarray,
              inputs: np.ndarray) -> None:
@@ -94,7 +108,7 @@ class NativeCosimStep:
         c.m, c.law, c.tab, c.st, c.y, c.k, c.recs = s["m"], s["law"], s["tab"], s["st"], s["y"], s["k"], s["recs"]
         c.rec_stride, c.final, c.model_work, c.work, c.len = (s["rec_stride"], s["final"], s["model_work"], s["work"],
                                                              s["len"])
-        if s["rec_size"] != c.rec_size or s["size"] != c.size:
+        if s["rec_size"] + self.integration._tail != c.rec_size or s["size"] != c.size:
             raise ValueError("the integration's records do not match the model's")
         c.max_steps = self.integration.max_steps(budget)
         self._x[:], self._xdot[:], self._rec[:] = x, xdot, rec[:c.rec_size]
@@ -118,4 +132,5 @@ class NativeCosimStep:
     def step(self, t: float, h: float, reals: np.ndarray, ints: np.ndarray) -> int:
         """One step as the caller in C takes it, over ``reals`` and ``ints`` (float64 and int64 arrays, the table):
         0, or the reason of :data:`COSIM_REASONS` (for tests)."""
-        return library().mbs_cosim_step(self.record, float(t), float(h), reals.ctypes.data, ints.ctypes.data)
+        return getattr(library(), self.ENTRY_POINT)(self.record, float(t), float(h), reals.ctypes.data,
+                                                    ints.ctypes.data)

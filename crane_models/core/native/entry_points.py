@@ -30,7 +30,7 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
 SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "dynamics.c", "task.c", "reactions.c",
            "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
-           "cosim_step.c")
+           "cosim_step.c", "cosim_payload.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -69,6 +69,8 @@ PROTOTYPES = {
     "mbs_rosenbrock_integrate": (c_int, (_P,) * 7 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 4),
     # cosim_step.c
     "mbs_cosim_step": (c_int, (_P, c_double, c_double, _P, _P)),
+    # cosim_payload.c
+    "mbs_cosim_payload_step": (c_int, (_P, c_double, c_double, _P, _P)),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

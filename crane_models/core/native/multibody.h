@@ -24,7 +24,9 @@
  *                 point);
  *   stepping.h    stepping.c mbs_integrate, mbs_rosenbrock_integrate (a tree under either stepper);
  *   cosim_step.h  cosim_step.c mbs_cosim_step: a communication step of a tree model from a value table's inputs to
- *                 its outputs (what an FMU's doStep does when nothing in it needs Python).
+ *                 its outputs (what an FMU's doStep does when nothing in it needs Python);
+ *   cosim_payload.h  cosim_payload.c mbs_cosim_payload_step: the same with a payload on the wire, declined at a
+ *                 state event (the caller locates it).
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
  * as integration/integrators.py steps the Python models.
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
@@ -50,6 +52,7 @@
 #include "payload.h"
 #include "stepping.h"
 #include "cosim_step.h"
+#include "cosim_payload.h"
 
 /* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with
  * -fvisibility=hidden and defines MBS_EXPORTS as MBS_EXPORT(name) for each of them (setup.py, fmi/platforms.py):

@@ -18,7 +18,7 @@ static double taut_indicator(const mbs_payload *pl, double d, double d_dot, doub
 
 /* L' of the winch: the command clipped to +-v_max, zero at a length limit when driving beyond it
  * (core.payload.winch_rate). */
-static double winch_rate(const mbs_payload *pl, double length, double speed) {
+double mbs_payload_winch_rate(const mbs_payload *pl, double length, double speed) {
     if (speed != speed) return speed; /* NaN stays NaN (fmin/fmax would turn it into a limit), as in Python */
     const double v = fmin(fmax(speed, -pl->v_max), pl->v_max);
     if ((v < 0.0 && length <= pl->l_min) || (v > 0.0 && length >= pl->l_max)) return 0.0;
@@ -121,7 +121,7 @@ int mbs_payload_derivative(const mbs_model *m, const mbs_effort_law *law, const 
         ydot[2 * n + 3 + i] = -s * rel[i] / pl->mass;
     }
     ydot[2 * n + 5] = ydot[2 * n + 5] - pl->g + N / pl->mass;
-    ydot[2 * n + 6] = winch_rate(pl, length, inputs[pl->winch_input]);
+    ydot[2 * n + 6] = mbs_payload_winch_rate(pl, length, inputs[pl->winch_input]);
     return 0;
 }
 

@@ -20,6 +20,8 @@ typedef struct {
 int mbs_payload_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                            const mbs_payload *pl, const double *y, double *ydot, double *rec, double *result,
                            double *work);
+/* L' of the winch for the command `speed` at the length `length` (shared: cosim_payload.c's input update). */
+double mbs_payload_winch_rate(const mbs_payload *pl, double length, double speed);
 int mbs_payload_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                           const mbs_payload *pl, const mbs_tableau *tab, mbs_stepper *st, double t, double t_end,
                           double *y, double *k1, int signs, double *recs, int rec_size, int rec_stride, int *final,

@@ -38,6 +38,7 @@ class NativePayload(NativeIntegration):
                  winch, winch_input: int, deck=None, deck_height: float = 0.0,
                  make_aux: Optional[Callable] = None) -> None:
         super().__init__(native, law, make_aux=lambda record, tail: make_aux(record, tail, self._y))
+        self._make_aux_at = make_aux
         lib = library()
         deck_on = deck is not None
         self._struct = _Payload(int(body), int(winch_input), int(deck_on), (ctypes.c_double * 3)(*map(float, point)),
@@ -73,6 +74,11 @@ class NativePayload(NativeIntegration):
         if code:
             native._finish(rec, code, self._law, task=True)  # raises the kernel's error
         return ydot, rec[:native.size], rec[native.size:]
+
+    def aux_at(self, record: np.ndarray, y: np.ndarray):
+        """The model's ``aux`` of the evaluation ``record`` (with its tail) at the state ``y``."""
+        size = self._native.size
+        return self._make_aux_at(record[:size], record[size:], y)
 
     def check_interval(self, length: float, duration: float) -> float:
         """A quarter of the shortest taut phase (half the axial period ``π √(m L/EA)``) over the next

@@ -278,6 +278,10 @@ class NativeIntegration:
         """The model's ``aux`` of the record of an evaluation (with its tail), as :meth:`advance` returns it."""
         return self._make_aux(record[:self._native.size], record[self._native.size:])
 
+    def aux_at(self, record: np.ndarray, y: np.ndarray):
+        """:meth:`aux_of` for an evaluation known to be at the state ``y`` (a point taken back from the kernel)."""
+        return self.aux_of(record)
+
     def kinematics(self, record: np.ndarray) -> "NativeKinematics":
         return NativeKinematics(record, self._native._derivative_layout, self._native.invert)
 

@@ -14,6 +14,7 @@ specification and the fallback without the kernel.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -24,7 +25,8 @@ from ...core.payload import (Deck, Winch, Wire, contact_indicator, deck_force, p
                              taut_indicator, winch_rate, wire_strain_energy)
 from ...core.native import NativeKinematics
 from ...core.native.outputs import OutputWriters, kernel_writer
-from ...core.native.payload import NativePayload
+from ...core.native.cosim_payload import NativePayloadCosimStep
+from ...core.native.payload import PAYLOAD_RESULT, NativePayload
 from .crane import INPUTS, KnuckleBoomModel
 
 __all__ = ["PayloadParameters", "KnuckleBoomPayloadModel", "CraneWithoutPayload",
@@ -80,6 +82,8 @@ PAYLOAD_OUTPUTS = (
     ("deck_contact_force", "N", "normal force of the deck on the payload (0 without deck_enabled or off the deck)"),
 )
 PAYLOAD_BOOLEAN_OUTPUTS = (("wire_slack", "", "true while the wire carries no tension"),)
+# The payload's values in the order _payload_values computes them (and cosim_payload.h publishes them)
+PAYLOAD_VALUE_NAMES = tuple(name for name, _, _ in PAYLOAD_OUTPUTS + PAYLOAD_BOOLEAN_OUTPUTS)
 
 
 class KnuckleBoomPayloadModel:
@@ -246,7 +250,7 @@ class KnuckleBoomPayloadModel:
         with the wire force on the tip as an applied wrench, the payload's computed here into the plan's slots --
         when ``aux`` is the kernel's; else from :meth:`outputs` (the specification)."""
         kernel = self.base._kernel_outputs()
-        payload_names = [name for name, _, _ in PAYLOAD_OUTPUTS] + ["wire_slack"]
+        payload_names = PAYLOAD_VALUE_NAMES
         from_dict = kernel_writer(None, names, {}, lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux), None)
         if kernel is None:
             return from_dict
@@ -267,6 +271,33 @@ class KnuckleBoomPayloadModel:
 
         return write
 
+    def kernel_step_parts(self, names: tuple):
+        """What the kernel's communication step (``mbs_cosim_payload_step``, fmi/kernel_steps.py) needs: the crane's
+        outputs, the index map of ``names`` (the payload's values among its constants, as :meth:`output_writer`'s),
+        the crane's bounds of ``check_state`` (the kernel checks every entry finite too) and the maker of the record
+        with the payload's part; None without the kernel."""
+        crane_parts = self.base.kernel_step_parts(names, dict.fromkeys(PAYLOAD_VALUE_NAMES, 0.0))
+        if crane_parts is None or self._kernel() is None:
+            return None
+        outputs, plan, bounds = crane_parts
+        at = [plan.slot.get(name, -1) for name in PAYLOAD_VALUE_NAMES]
+        make = functools.partial(NativePayloadCosimStep, payload_at=at, n_law=len(self.base.input_names),
+                                 nb=self.crane.system.nb, tip_body=self._tip_body, king=self._king,
+                                 point_record=self.kernel_point_record)
+        return outputs, plan, bounds, make
+
+    def kernel_point_record(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> np.ndarray | None:
+        """The kernel's record of the evaluation at ``(t, x)`` that ``aux`` holds, with its payload result
+        ``[T, F, tip, tip velocity (not kept: NaN, unused), N, indicators]``: the indicators those
+        :meth:`event_indicators` gives at ``x`` (the signs a step from there starts with). None for another aux."""
+        kin, udot, force, tension, tip, contact = aux
+        if getattr(kin, "record", None) is None or udot is not kin.udot:
+            return None
+        tail = np.full(PAYLOAD_RESULT, math.nan)
+        tail[0], tail[1:4], tail[4:7], tail[10] = tension, force, tip, contact
+        tail[11:] = self.event_indicators(t, x, inputs)
+        return np.concatenate((kin.record, tail))
+
     def _payload_values(self, x: np.ndarray, kin, tension: float, tip: np.ndarray, contact: float) -> list:
         """The payload outputs in the order of ``PAYLOAD_OUTPUTS``, then ``wire_slack`` (1.0 or 0.0)."""
         # The booms lie in the king's y-z plane: its y axis is the radial direction.
@@ -275,9 +306,11 @@ class KnuckleBoomPayloadModel:
 
     def tip_wrench(self, kin, force: np.ndarray, tip: np.ndarray) -> np.ndarray:
         """The wire force on the tip as a wrench ``[f; n]`` at Body 3's COG in its coordinates (the form of (46))."""
-        R = kin.rotation[self._tip_body]
-        f0, f1, f2 = (force @ R).tolist()  # Rᵀ F; the cross product in floats (np.cross costs ~10 µs)
-        a0, a1, a2 = ((tip - kin.cog[self._tip_body]) @ R).tolist()
+        # Rᵀ F and Rᵀ a as float sums row by row (np.cross costs ~10 µs; the kernel's step does the same sums)
+        r0, r1, r2 = kin.rotation[self._tip_body].tolist()
+        F, a = force.tolist(), (tip - kin.cog[self._tip_body]).tolist()
+        f0, f1, f2 = (F[0] * r0[j] + F[1] * r1[j] + F[2] * r2[j] for j in range(3))
+        a0, a1, a2 = (a[0] * r0[j] + a[1] * r1[j] + a[2] * r2[j] for j in range(3))
         return np.array([f0, f1, f2, a1 * f2 - a2 * f1, a2 * f0 - a0 * f2, a0 * f1 - a1 * f0])
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
