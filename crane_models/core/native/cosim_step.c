@@ -22,7 +22,8 @@ int mbs_cosim_times_accepted(const mbs_cosim *c, double t, double t_end) {
     return fabs(t - c->t) <= mbs_time_rounding(c->t) && isfinite(t_end) && t_end - t > mbs_time_rounding(t_end);
 }
 
-/* The inputs from their slots into inputs_next; 1 when they changed (exactly: set_inputs compares the values). */
+/* The inputs from their slots into inputs_next; 1 when they changed (exactly: set_inputs compares the values). Equal
+ * ones are the inputs in force, as set_inputs keeps them (-0.0 equals 0.0 there too). */
 int mbs_cosim_read_inputs(const mbs_cosim *c, const double *reals) {
     int changed = 0;
     for (int i = 0; i < c->n_in; i++) {
@@ -30,6 +31,7 @@ int mbs_cosim_read_inputs(const mbs_cosim *c, const double *reals) {
         c->inputs_next[i] = v;
         changed |= v != c->inputs[i];
     }
+    if (!changed) memcpy(c->inputs_next, c->inputs, sizeof(double) * c->n_in);
     return changed;
 }
 
