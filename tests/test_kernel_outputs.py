@@ -72,7 +72,7 @@ def _inputs(spec, k: int, push_stop: bool) -> np.ndarray:
     return np.array([u[v.name] for v in spec.inputs])
 
 
-def _run(name: str, push_stop: bool, payload: bool = False) -> dict:
+def _run(name: str, push_stop: bool, payload: bool = False, inertia: bool = False) -> dict:
     """The kernel model's run; per communication point the kernel's and numpy's input update (when the model has
     one: not on a moving base, whose inputs prescribe part of the state), step (when the model has no state events:
     where a crossing falls inside a step, the kernel and the Python stepper locate it by different internal steps)
@@ -82,6 +82,8 @@ def _run(name: str, push_stop: bool, payload: bool = False) -> dict:
     if push_stop:
         values.update(q3_0=1.69, u3_0=0.05)
     values["payload_enabled"] = payload
+    if inertia:  # the interface inertia A and W0 among the outputs (a crane on a moving base)
+        values["inertia_outputs"] = True
     model, x0, options = spec.build(values)
     if payload:
         x0 = x0 + np.eye(len(x0))[8] * 0.2
@@ -129,17 +131,19 @@ def _efforts(aux) -> np.ndarray:
     return (aux[0] if isinstance(aux, tuple) else aux).efforts
 
 
-CASES = {"KnuckleBoomCrane, moving set-points": ("KnuckleBoomCrane", False, False),
-         "KnuckleBoomCrane, into the end stop": ("KnuckleBoomCrane", True, False),
-         "KnuckleBoomCrane + payload, slack and taut": ("KnuckleBoomCrane", False, True),
-         "KnuckleBoomCraneOnMovingBase": ("KnuckleBoomCraneOnMovingBase", False, False),
-         "VesselCrane": ("VesselCrane", False, False)}
+CASES = {"KnuckleBoomCrane, moving set-points": ("KnuckleBoomCrane", False, False, False),
+         "KnuckleBoomCrane, into the end stop": ("KnuckleBoomCrane", True, False, False),
+         "KnuckleBoomCrane + payload, slack and taut": ("KnuckleBoomCrane", False, True, False),
+         "KnuckleBoomCraneOnMovingBase": ("KnuckleBoomCraneOnMovingBase", False, False, False),
+         "KnuckleBoomCraneOnMovingBase, interface inertia": ("KnuckleBoomCraneOnMovingBase", False, False, True),
+         "VesselCrane": ("VesselCrane", False, False, False)}
 
 
 @pytest.fixture(scope="module", params=list(CASES))
 def run(request):
-    name, push_stop, payload = CASES[request.param]
-    return {"push_stop": push_stop, "payload": payload, **_run(name, push_stop, payload)}
+    name, push_stop, payload, inertia = CASES[request.param]
+    return {"push_stop": push_stop, "payload": payload, "inertia": inertia,
+            **_run(name, push_stop, payload, inertia)}
 
 
 def worst(pairs: list, groups: list | None = None) -> tuple:
@@ -175,6 +179,11 @@ def test_a_step_in_the_kernel_is_the_python_steppers_on_numpys_derivative(run):
 def test_write_outputs_writes_every_output_as_numpy_computes_it(run):
     deviation, i = worst(run["outputs"], run["units"])
     assert deviation < TOLERANCE, f"output {run['names'][i]}: {deviation:.3g} of its scale"
+    if run["inertia"]:  # A and W0 computed, not the zeros they are with inertia_outputs off
+        kernel = np.array([a for a, _ in run["outputs"]])
+        for prefix in ("interface_inertia_", "interface_force0_", "interface_moment0_"):
+            at = [j for j, name in enumerate(run["names"]) if name.startswith(prefix)]
+            assert at and np.max(np.abs(kernel[:, at])) > 0.0, prefix
 
 
 def test_the_end_stop_case_reaches_the_stop_and_the_other_does_not(run):

@@ -78,6 +78,7 @@ OUTPUTS = (
        ("end_stop_force3", "N", "end-stop force on piston 3 (nonzero only beyond a stroke limit)")]
 )
 _OUTPUT_NAMES = [name for name, _, _ in OUTPUTS]
+_WRENCH_NAMES = _OUTPUT_NAMES[13:19]  # the interface force and moment, W of W = W0 - A a
 # The values mbs_crane_outputs computes, in its order (crane_outputs.h): the real outputs up to the joint reactions,
 # the cylinders' support forces and the king's end-stop force (None: not outputs here), the rest, the integer output.
 _KERNEL_VALUE_ORDER = (_OUTPUT_NAMES[:37] + [None] * 12 + _OUTPUT_NAMES[37:40] + [None] + _OUTPUT_NAMES[40:42]
@@ -253,12 +254,32 @@ class KnuckleBoomOnMovingBaseModel:
     def output_writer(self, names: tuple, constants: dict | None = None):
         """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
         into ``out``; ``constants``: further outputs of fixed value (name: number) among ``names``. By
-        ``mbs_crane_outputs`` (with ``mbs_base_loads``) when ``aux`` is the kernel's and the interface inertia is not
-        an output (A and W0 then come from :meth:`outputs`, the specification, as without the kernel)."""
-        kernel = None if self.inertia_outputs else self._kernel_outputs()
-        return kernel_writer(kernel, names, {**self._fixed_outputs, **(constants or {})},
-                             lambda x, inputs, aux: self.outputs_with(aux, x, inputs, aux.udot),
-                             lambda aux: aux.record is not None and "P" in aux._layout)
+        ``mbs_crane_outputs`` (with ``mbs_base_loads``) when ``aux`` is the kernel's, with the interface inertia A
+        (``mbs_interface_inertia``) and W0 when they are outputs; else :meth:`outputs_with` (the specification)."""
+        kernel, fixed = self._kernel_outputs(), {**self._fixed_outputs, **(constants or {})}
+        reference = lambda x, inputs, aux: self.outputs_with(aux, x, inputs, aux.udot)  # noqa: E731
+        usable = lambda aux: aux.record is not None and "P" in aux._layout  # noqa: E731
+        if not self.inertia_outputs or kernel is None:
+            return kernel_writer(kernel, names, fixed, reference, usable)
+        # A and W0 too: the kernel's outputs, A by mbs_interface_inertia and W0 = W + A a from the kernel's W (its
+        # values of the interface wrench, outputs_with's force and moment), into the slots of those outputs
+        plan = kernel.plan(names, {**fixed, **INERTIA_ZEROS})
+        from_dict = kernel_writer(None, names, fixed, reference, usable)
+        w_at = [kernel._position[name] for name in _WRENCH_NAMES]
+        slots = [(i, name) for i, name in enumerate(names) if name in INERTIA_ZEROS]
+
+        def write(x, inputs, aux, out) -> None:
+            if not usable(aux):
+                return from_dict(x, inputs, aux, out)
+            kernel.write(plan, x, aux.record, out)
+            A = self.interface_inertia(aux)
+            m = inputs[_MOTION_AT:]
+            w0 = plan.values[w_at] + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a, as outputs_with
+            values = inertia_values(A, w0[:3], w0[3:])
+            for i, name in slots:
+                out[i] = values[name]
+
+        return write
 
     def _kernel_outputs(self) -> NativeCraneOutputs | None:
         """The kernel's record of this crane's outputs (built on first use), None without the kernel."""
