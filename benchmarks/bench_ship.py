@@ -144,7 +144,7 @@ def convergence() -> None:
     from crane_models.models.knuckle_boom.on_vessel import KnuckleBoomOnVesselModel
     from crane_models.models.knuckle_boom.scenarios import knuckle_boom_hoisting
     from crane_models.models.vessel_crane.vessels import KNUCKLE_BOOM_VESSEL, knuckle_boom_vessel
-    from crane_models.simulation.cosimulation import simulate_reference
+    from crane_models.integration.reference import simulate_reference
     from crane_models.simulation.runs import communication_grid
     from crane_models.simulation.split_masters import SCHEMES, SplitSettings, convergence_table, run_split
 

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from crane_models.fmi.build import build_fmu
-from crane_models.simulation.cosimulation import simulate_reference
+from crane_models.integration.reference import simulate_reference
 from crane_models.simulation.runs import communication_grid, run_fmu
 from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
 from crane_models.simulation.split_masters import SCHEMES, SplitSettings, convergence_table, run_split

@@ -2,7 +2,8 @@
 from .core.kane import Body, MultibodySystem, Kinematics
 from .models.knuckle_boom.crane import (KnuckleBoomController, KnuckleBoomCrane, KnuckleBoomInitialState, KnuckleBoomModel,
                            KnuckleBoomParameters)
-from .integration.cosimulation import CoSimulation, simulate_reference
+from .integration.cosimulation import CoSimulation
+from .integration.reference import simulate_reference
 
 __version__ = "0.1.0"
 

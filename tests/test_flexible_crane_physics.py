@@ -15,7 +15,8 @@ from crane_models.models.flexible_crane.statics import link_deflection, static_e
 from crane_models.models.flexible_crane.parameters import FlexibleCraneParameters, SupportParameters
 from crane_models.models.flexible_crane.spec import build_model
 from crane_models.core.reactions import ReactionSolver
-from crane_models.integration.cosimulation import CoSimulation, simulate_reference
+from crane_models.integration.cosimulation import CoSimulation
+from crane_models.integration.reference import simulate_reference
 from crane_models.core.springs import point_velocity_jacobian
 
 P = FlexibleCraneParameters()

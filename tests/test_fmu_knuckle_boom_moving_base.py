@@ -23,7 +23,7 @@ from crane_models.models.knuckle_boom.moving_base import INPUTS
 from crane_models.models.knuckle_boom.on_vessel import KnuckleBoomOnVesselModel
 from crane_models.models.knuckle_boom.scenarios import knuckle_boom_at_sea
 from crane_models.models.vessel_crane.vessels import knuckle_boom_vessel
-from crane_models.integration.cosimulation import simulate_reference
+from crane_models.integration.reference import simulate_reference
 from crane_models.simulation.runs import (communication_grid, max_relative_deviation, output_units, run_fmu,
                                           run_standalone)
 from crane_models.integration.scenario import Scenario

@@ -16,7 +16,7 @@ from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 from scipy.integrate import solve_ivp
 
-from crane_models.integration.cosimulation import simulate_reference
+from crane_models.integration.reference import simulate_reference
 from crane_models.simulation.runs import communication_grid, max_relative_deviation, output_units, run_fmu, run_standalone
 from crane_models.models.vessel_crane.scenarios import vessel_crane_hoisting
 from crane_models.integration.scenario import Scenario

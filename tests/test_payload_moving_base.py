@@ -9,7 +9,7 @@ from crane_models.models.knuckle_boom.crane import KnuckleBoomModel
 from crane_models.models.knuckle_boom.moving_base import KnuckleBoomOnMovingBaseModel
 from crane_models.models.knuckle_boom.payload import KnuckleBoomPayloadModel, PayloadParameters
 from crane_models.models.knuckle_boom.payload_moving_base import KnuckleBoomOnMovingBasePayloadModel
-from crane_models.integration.cosimulation import simulate_reference
+from crane_models.integration.reference import simulate_reference
 
 POSE = [0.3, 1.0, 1.0]
 

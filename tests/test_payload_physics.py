@@ -16,7 +16,8 @@ from scipy.special import ellipk
 
 from crane_models.models.knuckle_boom.crane import KnuckleBoomController, KnuckleBoomModel
 from crane_models.models.knuckle_boom.payload import KnuckleBoomPayloadModel, PayloadParameters
-from crane_models.integration.cosimulation import CoSimulation, simulate_reference
+from crane_models.integration.cosimulation import CoSimulation
+from crane_models.integration.reference import simulate_reference
 
 G = 9.81
 POSE = np.array([0.7, 1.2, 1.0])  # slewed, booms raised: the tip well out and up (reach ≈ 12 m)

@@ -123,7 +123,7 @@ def ship_figure(title: str, split: dict, mono: dict):
 def run_ship_demo(out_dir: Path, fmu_dir: Path, step: float = 0.01) -> list:
     """Both pairs in libcosim against their monolithic solution; CSV-free, one PNG per pair in ``out_dir``.
     Rows ``(name, step, max deviation / range, worst signal, RTF libcosim, RTF monolithic)``."""
-    from ..integration.cosimulation import simulate_reference
+    from ..integration.reference import simulate_reference
     from ..simulation.runs import communication_grid
 
     out_dir, fmu_dir = Path(out_dir), Path(fmu_dir)

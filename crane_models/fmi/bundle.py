@@ -44,8 +44,8 @@ MIN_PYTHON = (3, 10)
 RUNTIME_REQUIREMENTS = ("numpy>=1.24",)
 # Imports inside functions that an FMU never calls, by bundled module: {module: {imported: why}}.
 NOT_ON_THE_FMU_PATH = {
-    "integration.cosimulation": {"scipy": "simulate_reference, the standalone reference solver of the demo and "
-                                          "the tests; an FMU steps with CoSimulation"},
+    "integration.reference": {"scipy": "simulate_reference, the standalone reference solver of the demo and the "
+                                       "tests (the package's __init__ names it); an FMU steps with CoSimulation"},
 }
 
 

@@ -35,9 +35,9 @@ class RuntimeSlot(ctypes.Structure):
 
 def _qualifies(sim: CoSimulation) -> bool:
     """Whether every step of ``sim`` is one kernel call sequence (the module's docstring)."""
-    model, stepper = sim.model, sim.stepper
-    return (sim._impose is None and sim._restart is None and not sim._has_switch_times
-            and sim._update is not None and hasattr(stepper, "tableau") and stepper.controlled is None
+    model, stepper, hooks = sim.model, sim.stepper, sim.step_hooks()
+    return (not (hooks["impose"] or hooks["restart"] or hooks["switch_times"]) and hooks["update"]
+            and hasattr(stepper, "tableau") and stepper.controlled is None
             and hasattr(model, "kernel_step_parts") and hasattr(model, "compiled"))
 
 
@@ -59,7 +59,7 @@ class KernelSteps:
         if not isinstance(integration, NativeIntegration) or integration._task is not None \
                 or not integration.can_advance(sim.stepper):
             return None
-        if sim._has_events != hasattr(integration, "advance_to_event"):  # events: located by the kernel's checks
+        if sim.step_hooks()["events"] != hasattr(integration, "advance_to_event"):  # events: the kernel checks them
             return None
         parts = sim.model.kernel_step_parts(output_names)
         if parts is None:
@@ -74,16 +74,16 @@ class KernelSteps:
         """The simulation's point into the kernel's record: True when the next step may be taken there (a kernel
         evaluation at the point, finite, and no host poll), else False (the next step is Python's)."""
         sim = self.sim
-        k, aux = sim._k, sim._aux
+        t, x, k, aux, inputs = sim.point()
         if k is None or aux is None or sim.stepper.cancel_poll is not None:
             return False
         with np.errstate(over="ignore", invalid="ignore"):  # k·k of an overflowed input: inf, a Python step
             if not math.isfinite(k @ k):
                 return False
-        record = self.native.point_record(sim.t, sim.x, sim.inputs, aux)
+        record = self.native.point_record(t, x, inputs, aux)
         if record is None:
             return False
-        self.native.load(sim.stepper, sim.max_internal_steps, sim.t, sim.x, k, record, sim.inputs)
+        self.native.load(sim.stepper, sim.max_internal_steps, t, x, k, record, inputs)
         return True
 
     def take_back(self) -> None:
@@ -93,8 +93,7 @@ class KernelSteps:
             return
         sim = self.sim
         t, x, xdot, record, inputs, h, (evaluations, accepted, rejected) = self.native.point()
-        sim.t, sim.x, sim.inputs, sim._k = t, x, inputs, xdot
-        sim._aux = self.native.integration.aux_at(record, x)
+        sim.take_point(t, x, xdot, self.native.integration.aux_at(record, x), inputs)
         stepper = sim.stepper
         stepper.h = h
         stats = stepper.stats

@@ -1,4 +1,4 @@
-"""Running a model: the co-simulation stepper behind every FMU and the scipy reference solver.
+"""Running a model: the co-simulation stepper behind every FMU (the reference solver is :mod:`.reference`).
 
 A *model* here is any object with
 
@@ -29,21 +29,21 @@ A *model* here is any object with
 
 The optional hooks other than ``compiled`` are looked up once, when the :class:`CoSimulation` is made (a wrapper's
 ``__getattr__`` made each failed look-up cost more than a step's other bookkeeping). :class:`CoSimulation` is what
-``doStep`` calls; :func:`simulate_reference` is the standalone solver
-(``scipy.integrate.solve_ivp``, tight tolerances) used to validate the FMUs.
+``doStep`` calls; :func:`.reference.simulate_reference` is the standalone solver (``scipy.integrate.solve_ivp``,
+tight tolerances) used to validate the FMUs.
 """
 from __future__ import annotations
 
 import ctypes
 import math
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 
 from .integrators import StepBudgetExceeded, StepCancelled, StepFailure, _rounding, make_stepper
 from .state_checks import cosimulation_state_problem
 
-__all__ = ["CoSimulation", "simulate_reference", "StepFailure", "StepCancelled", "EVENT_TIME_TOLERANCE"]
+__all__ = ["CoSimulation", "StepFailure", "StepCancelled", "EVENT_TIME_TOLERANCE"]
 
 # A located state event lies within this many seconds before the restart point: far below any time scale the
 # models resolve (the fastest, a wire's axial mode, has periods of milliseconds).
@@ -267,6 +267,21 @@ class CoSimulation:
             return integration.advance(self.stepper, t, x, t_end, k, aux, inputs)
         return self.stepper.advance(self._f, t, x, t_end, k, aux)
 
+    def step_hooks(self) -> dict:
+        """Which optional hooks of the model a step runs (the module's docstring), True for each it has: ``impose``,
+        ``restart`` (step integrals), ``switch_times``, ``events``, ``update`` (an exact input update)."""
+        return {"impose": self._impose is not None, "restart": self._restart is not None,
+                "switch_times": self._has_switch_times, "events": self._has_events, "update": self._update is not None}
+
+    def point(self) -> tuple:
+        """``(t, x, k, aux, inputs)``: the point reached, the derivative and aux cached there (None: not evaluated
+        yet) and the inputs in force -- for a caller that steps the model elsewhere (fmi/kernel_steps.py)."""
+        return self.t, self.x, self._k, self._aux, self.inputs
+
+    def take_point(self, t: float, x: np.ndarray, k: np.ndarray, aux, inputs: np.ndarray) -> None:
+        """The point such a caller reached, with the evaluation there, as :meth:`step` would have left it."""
+        self.t, self.x, self._k, self._aux, self.inputs = t, x, k, aux, inputs
+
     def get_state(self) -> tuple:
         """Everything a bit-identical replay needs: time, state, inputs, the stepper's carried data
         (step size, and the Jacobian of the implicit stepper) and the cached derivative at ``t`` -- None when
@@ -303,98 +318,3 @@ class CoSimulation:
             return
         values = self.model.outputs(self.t, self.x, self.inputs, aux)
         out[:] = [values[name] for name in names]
-
-
-IMPLICIT_METHODS = ("Radau", "BDF", "LSODA")  # solve_ivp's methods that take a Jacobian
-
-
-def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Callable[[float], np.ndarray],
-                       rtol: float = 1e-10, atol: float = 1e-10, method: str = "DOP853",
-                       on_step: Callable[[float], None] | None = None) -> dict:
-    """Standalone solution on the grid ``times`` with inputs sampled at each grid point and held until
-    the next one (exactly what a co-simulation master feeds an FMU). Returns ``{name: array}`` with
-    the outputs at every grid point, computed with the inputs of the step that ends there. An implicit
-    ``method`` (``IMPLICIT_METHODS``, e.g. ``"Radau"`` for a stiff model) gets the model's ``jacobian(t, x, inputs)``
-    when it has one (the kernel's), else differences its own."""
-    # Imported here, not at module level: the FMUs import this module, and scipy.integrate (through
-    # scipy._lib._uarray) makes a native host that embeds Python crash at exit (README, Co-simulation engines).
-    from scipy.integrate import solve_ivp
-
-    times = np.asarray(times, dtype=float)
-    x = np.array(x0, dtype=float)
-    rows = []
-    impose = getattr(model, "impose_inputs", lambda x, u: x)
-    u_in = np.asarray(inputs_at(times[0]), dtype=float)
-    x = impose(x, u_in)
-    _, aux = model.derivative(times[0], x, u_in)
-    rows.append(model.outputs(times[0], x, u_in, aux))
-    for t0, t1 in zip(times[:-1], times[1:]):
-        u_in = np.asarray(inputs_at(t0), dtype=float)
-        x = impose(x, u_in)
-        x = _reference_interval(solve_ivp, model, x, t0, t1, u_in, rtol, atol, method)
-        model.check_state(x)
-        _, aux = model.derivative(t1, x, u_in)
-        rows.append(model.outputs(t1, x, u_in, aux))
-        if on_step:  # progress bars
-            on_step(t1)
-    out = {"time": times}
-    for name in rows[0]:
-        out[name] = np.array([r[name] for r in rows])
-    return out
-
-
-def _reference_interval(solve_ivp, model, x: np.ndarray, t0: float, t1: float, u_in: np.ndarray, rtol: float,
-                        atol: float, method: str) -> np.ndarray:
-    """``x(t1)`` from ``x(t0)`` by ``solve_ivp``; with the model's state events (``event_indicators``) as
-    terminal events located by the solver, restarting after each one just past it: a stretch integrated without
-    events (``EVENT_TIME_TOLERANCE``, ten times longer up to 1e-6 s until the indicators' signs have changed), and
-    the indicators held at their restart signs for ``EVENT_TIME_TOLERANCE`` more, so that the solver's root search
-    never starts on a value within rounding of zero (scipy's brentq then finds no sign change and fails)."""
-    def rhs(t, y):
-        try:
-            return model.derivative(t, y, u_in)[0]
-        except (ValueError, ArithmeticError):  # a trial stage left the model's domain: NaN makes the solver
-            return np.full(y.size, np.nan)     # reject the step and retry a shorter one, as the FMU's steppers do
-
-    jac = None
-    if method in IMPLICIT_METHODS and getattr(model, "jacobian", None) is not None:
-        def jac(t, y):
-            J = model.jacobian(t, y, u_in)
-            return J if J is not None else _difference_jacobian(rhs, t, y)
-
-    indicators = getattr(model, "event_indicators", None)
-    t = t0
-    while t1 - t > 0.0:
-        events = None
-        if indicators is not None:
-            start_signs = np.sign(indicators(t, x, u_in))
-            events = [_terminal(lambda tt, y, i=i, ts=t, s0=float(s0): s0 if tt - ts < EVENT_TIME_TOLERANCE
-                                else indicators(tt, y, u_in)[i]) for i, s0 in enumerate(start_signs)]
-        options = {"jac": jac} if jac is not None else {}
-        with np.errstate(invalid="ignore"):  # the NaN stages of a rejected step (rhs) are not worth a warning
-            sol = solve_ivp(rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, first_step=min(t1 - t, 1e-3),
-                            events=events, **options)
-        if not sol.success:
-            raise StepFailure(f"reference solver failed at t = {t:.6g} s: {sol.message}")
-        x, t = sol.y[:, -1], sol.t[-1]
-        if sol.status == 1:  # an event: step past it without events
-            before, nudge = start_signs, EVENT_TIME_TOLERANCE
-            while True:
-                t_past = min(t + nudge, t1)
-                y = solve_ivp(rhs, (t, t_past), x, method=method, rtol=rtol, atol=atol, **options).y[:, -1]
-                if t_past >= t1 or nudge >= 1e-6 or not np.array_equal(np.sign(indicators(t_past, y, u_in)), before):
-                    break
-                nudge *= 10.0
-            x, t = y, t_past
-    return x
-
-
-def _difference_jacobian(rhs, t: float, y: np.ndarray) -> np.ndarray:
-    from .rosenbrock import forward_difference_jacobian
-
-    return forward_difference_jacobian(lambda tt, yy: (rhs(tt, yy), None), t, y, rhs(t, y))
-
-
-def _terminal(fun):
-    fun.terminal = True
-    return fun

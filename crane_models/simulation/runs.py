@@ -9,7 +9,7 @@ import numpy as np
 
 from ..models.registry import SPECS
 from ..integration.scenario import Scenario, communication_grid
-from ..integration.cosimulation import simulate_reference
+from ..integration.reference import simulate_reference
 from .unpacked import unpacked_fmu
 
 __all__ = ["run_fmu", "run_fmu_manual", "co_simulate", "run_standalone", "max_relative_deviation",
