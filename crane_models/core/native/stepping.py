@@ -217,9 +217,7 @@ class NativeIntegration:
         self._configure(stepper)
         self._ensure_buffers()
         tableau = self._explicit_tableau(stepper)
-        args = self._arguments.get(tableau)
-        if args is None:
-            args = self._arguments[tableau] = self._stepping_arguments(tableau)
+        args = self._stepping_arguments(tableau)
         (model, law, _), (y, k, recs, rec_size, stride, final, model_work, work, lengths), _ = args
         return dict(m=model, law=law, tab=tableau.pointer, st=self._stepper_ptr, y=y, k=k, recs=recs, size=self.size,
                     rec_size=rec_size, rec_stride=stride, final=final, model_work=model_work, work=work, len=lengths,
@@ -256,10 +254,7 @@ class NativeIntegration:
              k: np.ndarray) -> int:
         """The kernel's stepping call on ``y`` and ``k`` (this integration's own buffers) in place; its return
         code."""
-        args = self._arguments.get(tableau)
-        if args is None:
-            args = self._arguments[tableau] = self._stepping_arguments(tableau)
-        head, tail, _ = args
+        head, tail, _ = self._stepping_arguments(tableau)
         if inputs.size != self._inputs.size:
             raise ValueError(f"the law takes {self._inputs.size} inputs, got {inputs.size}")
         self._inputs[:] = inputs
@@ -267,7 +262,14 @@ class NativeIntegration:
 
     def _stepping_arguments(self, tableau: NativeTableau) -> tuple:
         """``mbs_integrate``'s arguments that stay: before the task (model, law, inputs), and after ``t`` and
-        ``t_end`` (the buffers, which do not move, and the record of their lengths, kept alive with them)."""
+        ``t_end`` (the buffers, which do not move, and the record of their lengths, kept alive with them); made once
+        per tableau and buffers (``_arguments``, cleared when a buffer is made anew)."""
+        args = self._arguments.get(tableau)
+        if args is None:
+            args = self._arguments[tableau] = self._new_stepping_arguments(tableau)
+        return args
+
+    def _new_stepping_arguments(self, tableau: NativeTableau) -> tuple:
         lengths = buffer_lengths(self._state, self._slope, self._recs, self._work)
         return ((self._native._model_ptr, self._law.pointer, _address(self._inputs_store)),
                 (_address(self._state), _address(self._slope), _address(self._recs), self._native.size, self._stride,
