@@ -125,11 +125,7 @@ int mbs_cosim_payload_step(void *record, double t, double h, double *reals, int6
     /* _advance_to_events: the signs at the point (event_indicators' cache: the indicators of the evaluation at
      * c->x, which c->rec is), then advance_to_event's one call, its check interval set and put back */
     const int signs = indicator_signs(c->rec + p->crane_rec_size);
-    mbs_stepper *st = c->st;
-    memcpy(c->y, c->x, sizeof(double) * c->size);
-    st->h = c->h;
-    st->max_steps = c->max_steps;
-    st->evaluations = st->accepted = st->rejected = 0;
+    mbs_stepper *st = mbs_cosim_start_stepper(c);
     p->pl->check_interval = check_interval(p, c->x[c->size - 1], t_end - t);
     const int code = mbs_payload_integrate(c->m, c->law, c->inputs_next, p->pl, c->tab, st, t, t_end, c->y, c->k,
                                            signs, c->recs, p->crane_rec_size, c->rec_stride, c->final,

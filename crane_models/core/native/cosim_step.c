@@ -45,6 +45,17 @@ int mbs_cosim_admissible(const mbs_cosim *c, const double *y) {
     return 1;
 }
 
+/* The stepper set for one communication step from the point reached: the stepping buffer y at the point's state, the
+ * step size it carried, the step budget, its counters at zero (CoSimulation.step hands the same to its stepper). */
+mbs_stepper *mbs_cosim_start_stepper(mbs_cosim *c) {
+    mbs_stepper *st = c->st;
+    memcpy(c->y, c->x, sizeof(double) * c->size);
+    st->h = c->h;
+    st->max_steps = c->max_steps;
+    st->evaluations = st->accepted = st->rejected = 0;
+    return st;
+}
+
 /* The outputs at the state y with the evaluation rec there into c->out; 1 when written and all finite. */
 static int outputs_at(const mbs_cosim *c, const double *y, const double *rec) {
     const int code = c->outputs_kind == MBS_COSIM_CUT_OUTPUTS
@@ -93,11 +104,7 @@ int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *int
         if (!mbs_cosim_all_finite(c->k, c->size)) return MBS_COSIM_UPDATE;
     }
     /* step: the stepper from the host's t to t_end with the budget of a communication step */
-    mbs_stepper *st = c->st;
-    memcpy(c->y, c->x, sizeof(double) * c->size);
-    st->h = c->h;
-    st->max_steps = c->max_steps;
-    st->evaluations = st->accepted = st->rejected = 0;
+    mbs_stepper *st = mbs_cosim_start_stepper(c);
     if (mbs_integrate(c->m, c->law, c->inputs_next, NULL, c->tab, st, t, t_end, c->y, c->k, c->recs, c->rec_size,
                       c->rec_stride, c->final, c->model_work, c->work, c->len))
         return MBS_COSIM_STEPPER;
