@@ -30,7 +30,7 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
 SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "dynamics.c", "task.c", "reactions.c",
            "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
-           "cosim_step.c", "cosim_payload.c")
+           "cosim_step.c", "cosim_payload.c", "held_base.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -71,6 +71,11 @@ PROTOTYPES = {
     "mbs_cosim_step": (c_int, (_P, c_double, c_double, _P, _P)),
     # cosim_payload.c
     "mbs_cosim_payload_step": (c_int, (_P, c_double, c_double, _P, _P)),
+    # held_base.c
+    "mbs_held_derivative": (c_int, (_P,) * 8),
+    "mbs_held_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 4),
+    "mbs_held_values_size": (c_int, (_P,)),
+    "mbs_held_outputs": (c_int, (_P,) * 6 + (c_int,) + (_P,) * 2),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

@@ -55,8 +55,10 @@ from ...core.moving_base.euler import (euler_accelerations, euler_rate_matrix, e
 from ...core.moving_base.interface import BASE_VELOCITY, MOTION, WRENCH
 from ...core.moving_base.interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS,
                                                    inertia_matrix, inertia_values, interface_inertia)
+from ...core.native.outputs import OutputWriters
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
                            VesselCraneParameters, crane_bodies)
+from .split_kernel import HeldBaseKernel, dict_writer
 
 __all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
            "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates",
@@ -150,6 +152,11 @@ class CraneOnMovingBaseModel:
         self._vessel, self._king, self._outer = ix["vessel"], ix["king"], ix["outer_boom"]
         self._crane_bodies = [ix["king"], ix["boom"], ix["outer_boom"]]
         self._pd = pd_control(self.controller.kp, self.controller.kd)
+        # The right-hand side, its stepping and the outputs in the kernel when it is loaded (split_kernel.py); the
+        # numpy methods below are their specification. The step-mean wrench stays on the numpy path (see there).
+        self._kernel = None if self.mean_wrench_outputs else HeldBaseKernel(self)
+        # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
+        self.write_outputs = OutputWriters(self.output_writer)
 
     def base_state(self, x: np.ndarray, inputs: np.ndarray) -> tuple:
         """Full ``(q, u)`` of the tree and the prescribed ``u̇_p`` from the motion inputs."""
@@ -165,6 +172,31 @@ class CraneOnMovingBaseModel:
         return self._pd.efforts(x[:3], x[3:6], inputs[:6])
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        """``(ẋ, aux)``: one kernel evaluation (split_kernel.py) when the kernel is loaded, else
+        :meth:`reference_derivative`."""
+        evaluated = self._kernel.derivative(x, inputs) if self._kernel is not None else None
+        return evaluated if evaluated is not None else self.reference_derivative(t, x, inputs)
+
+    def compiled(self, t: float, inputs: np.ndarray):
+        """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without the kernel
+        or with the step-mean wrench."""
+        return self._kernel.compiled(inputs) if self._kernel is not None else None
+
+    def output_writer(self, names: tuple, constants: dict | None = None):
+        """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
+        into ``out`` -- by ``mbs_held_outputs`` when ``aux`` is the kernel's, else from :meth:`outputs`."""
+        fixed = {f"point_of_attack_{a}": 0.0 for a in "xyz"}
+        if not self.mean_wrench_outputs:
+            fixed.update({name: 0.0 for name, _, _ in MEAN_WRENCH})
+        fixed.update(constants or {})
+        reference = lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux)  # noqa: E731
+        if self._kernel is None:
+            return dict_writer(names, fixed, reference)
+        return self._kernel.output_writer(names, fixed, reference)
+
+    def reference_derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        """:meth:`derivative` in numpy (the kernel's specification): the base's q, u held at the inputs' values,
+        ``M_ff u̇_f = τ_f − (C u)_f − M_fp u̇_p`` (43)."""
         q, u, angles, rates, alpha, acc = self.base_state(x, inputs)
         kin = self.system.kinematics(q, u)
         torques = self.crane_torques(x, inputs)
@@ -224,7 +256,8 @@ class CraneOnMovingBaseModel:
         if not self.inertia_outputs:
             out.update(INERTIA_ZEROS)
             return {k: float(v) for k, v in out.items()}
-        A = interface_inertia(self.system.mass_matrix(kin), _BASE_SPEEDS, _CRANE_SPEEDS,
+        M = kin.M if kin.record is not None else self.system.mass_matrix(kin)  # a kernel evaluation carries M
+        A = interface_inertia(M, _BASE_SPEEDS, _CRANE_SPEEDS,
                               euler_rate_matrix_inverse(kin.q[0], kin.q[1]), kin.rotation[self._vessel])
         m = inputs[6:18]
         w0 = np.concatenate((force, moment)) + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a

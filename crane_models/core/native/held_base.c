@@ -1,0 +1,116 @@
+/* A tree on a base held over each step: the right-hand side of its free coordinates under the explicit pairs, and
+ * the outputs of a crane on such a base (models/vessel_crane/split.py CraneOnMovingBaseModel is the specification;
+ * tests/test_split_crane_kernel.py compares). The base's angles and rates are the inputs' at the step's start and
+ * stay there through the step (the zero-order hold of an FMU's inputs: the module docstring of split.py says why);
+ * its accelerations u'_p are prescribed through the effort law, so mbs_derivative solves
+ * M_ff u'_f = tau_f - (C u)_f - M_fp u'_p, eq. (43) partitioned. A model under the stepper, beside payload.c.
+ * See held_base.h. */
+#include "multibody.h"
+
+int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
+                        const double *y, double *ydot, double *rec, double *work) {
+    const int n = m->n, nf = hb->nf;
+    const int *f = hb->free_;
+    memcpy(rec, inputs + hb->n_law, sizeof(double) * 2 * n); /* the held q, u (free entries overwritten next) */
+    for (int i = 0; i < nf; i++) {
+        rec[f[i]] = y[i];
+        rec[n + f[i]] = y[nf + i];
+    }
+    const int code = mbs_derivative(m, law, inputs, rec, work);
+    if (code) return code;
+    for (int i = 0; i < nf; i++) {
+        ydot[i] = rec[n + f[i]];
+        ydot[nf + i] = rec[2 * n + f[i]];
+    }
+    return 0;
+}
+
+typedef struct {
+    const mbs_model *m;
+    const mbs_effort_law *law;
+    const double *inputs;
+    const mbs_held_base *hb;
+} held_rhs;
+
+static int held_eval(const void *ctx, double t, const double *y, double *ydot, double *rec, double *work) {
+    const held_rhs *c = ctx;
+    (void)t;
+    return mbs_held_derivative(c->m, c->law, c->inputs, c->hb, y, ydot, rec, work);
+}
+
+int mbs_held_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
+                       const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                       double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work,
+                       const mbs_lengths *len) {
+    const held_rhs ctx = {m, law, inputs, hb};
+    const int size = 2 * hb->nf;
+    *final = -1;
+    if (mbs_check_lengths(len, size, rec_size, 0, rec_stride, (long)(tab->stages + 1) * size))
+        return MBS_BAD_BUFFERS;
+    return mbs_integrate_rhs(held_eval, &ctx, size, NULL, 0, tab, st, t, t_end, y, k1, recs, rec_stride, final,
+                             model_work, work);
+}
+
+int mbs_held_values_size(const mbs_held_outputs_model *o) {
+    return 3 * o->nf + 6 + 3 + 21 + 6;
+}
+
+/* E^-1 of (53) for roll r and pitch p (core/moving_base/euler.py euler_rate_matrix_inverse), row-major. */
+static void euler_rate_matrix_inverse(double r, double p, double *E) {
+    const double c1 = cos(r), s1 = sin(r), c2 = cos(p), s2 = sin(p), t = s2 / c2;
+    const double e[9] = {1.0, s1 * t, c1 * t, 0.0, c1, -s1, 0.0, s1 / c2, c1 / c2};
+    memcpy(E, e, sizeof e);
+}
+
+/* A (mbs_interface_inertia) and W0 = W + A a into `inertia` (21 + 6); 0, or -1 when M_ff is not positive definite. */
+static int inertia_values(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec,
+                          const double *wrench, const double *accel, double *inertia, double *work) {
+    const int n = m->n;
+    const record_view v = view_of(m, rec);
+    double E[9], A[36];
+    euler_rate_matrix_inverse(rec[o->prescribed[0]], rec[o->prescribed[1]], E);
+    if (mbs_interface_inertia(n, v.M, o->prescribed, o->free_, o->nf, E, v.rot + 9 * o->cut->frame, A, work))
+        return -1;
+    double *upper = inertia;
+    for (int i = 0; i < 6; i++)
+        for (int j = i; j < 6; j++) *upper++ = A[6 * i + j];
+    for (int i = 0; i < 6; i++) {
+        double s = wrench[i];
+        for (int j = 0; j < 6; j++) s += A[6 * i + j] * accel[j];
+        upper[i] = s;
+    }
+    return 0;
+}
+
+int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, const double *accel,
+                     double *values, const int *index, int n_out, double *out, double *work) {
+    const int n = m->n, nf = o->nf, base = o->cut->frame, cut = o->cut->cut;
+    const record_view v = view_of(m, rec);
+    double *cut_values = work, *cut_work = cut_values + 3 * n + 15, *rest = cut_work + 12 * m->nb + 6;
+    /* the cut's constraint wrench S rho [n; f] in the cut frame (after the 2 n of the state) and the tip in Frame 0 */
+    mbs_cut_outputs(m, o->cut, rec, rec, NULL, cut_values, index, 0, out, cut_work);
+    double w[6], *val = values, *wrench = values + 2 * nf, *tip = wrench + 6, *eff = tip + 3, *inertia = eff + nf;
+    memcpy(w, cut_values + 2 * n, sizeof w);
+    w[2] += rec[3 * n + o->axial]; /* the slewing torque's reaction about the cut's z axis */
+    for (int i = 0; i < nf; i++) {
+        val[i] = rec[o->free_[i]];
+        val[nf + i] = rec[n + o->free_[i]];
+        eff[i] = rec[3 * n + o->free_[i]];
+    }
+    for (int h = 0; h < 2; h++) { /* R_base^T R_cut, force then moment, negated: the load on the base */
+        double a[3], b[3];
+        matvec3(v.rot + 9 * cut, w + 3 * (1 - h), a);
+        mattvec3(v.rot + 9 * base, a, b);
+        for (int c = 0; c < 3; c++) wrench[3 * h + c] = -b[c];
+    }
+    const double *tip0 = cut_values + 2 * n + 12;
+    const double d[3] = {tip0[0] - v.org[3 * base], tip0[1] - v.org[3 * base + 1], tip0[2] - v.org[3 * base + 2]};
+    mattvec3(v.rot + 9 * base, d, tip);
+    if (o->inertia) {
+        if (inertia_values(m, o, rec, wrench, accel, inertia, rest)) return -1;
+    } else {
+        memset(inertia, 0, sizeof(double) * 27);
+    }
+    for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* A tree on a base held over each step (held_base.c): the base's coordinates at given q and u for the whole
+ * communication step (zero-order hold), their accelerations prescribed through the effort law, the free coordinates
+ * stepped by the explicit pairs; and the outputs of a crane on such a base (its load on the base, tip, efforts,
+ * interface inertia). models/vessel_crane/split.py CraneOnMovingBaseModel is the specification. A model under the
+ * stepper, the floor of payload.h. See multibody.h. */
+#ifndef CRANE_HELD_BASE_H
+#define CRANE_HELD_BASE_H
+
+#include "crane_outputs.h"
+#include "steppers.h"
+
+/* The held base: the right-hand side's inputs are [the law's n_law inputs | q (n) | u (n)], q and u the whole tree's
+ * with the free coordinates' entries ignored (the state y = [q_f; u_f] takes their place). */
+typedef struct {
+    int nf, n_law;
+    const int *free_;               /* (nf) the free coordinates, in the state's order */
+} mbs_held_base;
+
+/* ydot = [u_f; u'_f] at y = [q_f; u_f]: the record rec of mbs_derivative (law with the base's coordinates
+ * prescribed) at the whole q, u. Returns as mbs_derivative. */
+int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
+                        const double *y, double *ydot, double *rec, double *work);
+/* mbs_integrate (stepping.h) over mbs_held_derivative: the same arguments, hb in the place of the task. */
+int mbs_held_integrate(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
+                       const mbs_tableau *tab, mbs_stepper *st, double t, double t_end, double *y, double *k1,
+                       double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work,
+                       const mbs_lengths *len);
+
+/* What a crane on a held base outputs: the constraint wrench at the cut (mbs_cut_outputs' model, whose `frame` is the
+ * base body) with the axial torque of the cut's joint, turned into the base frame and negated (the load on the
+ * base); the tip from the base origin in the base frame; the free coordinates' efforts; with `inertia` the interface
+ * inertia A (mbs_interface_inertia, E^-1 of (53) from the base's roll and pitch q[prescribed[0]], q[prescribed[1]])
+ * and W0 = W + A a. */
+typedef struct {
+    const mbs_cut_outputs_model *cut;
+    int nf, axial, inertia;         /* axial: the coordinate whose effort is the torque about the cut's z axis */
+    const int *free_, *prescribed;  /* (nf); (6) roll, pitch, yaw, x0, y0, z0 */
+} mbs_held_outputs_model;
+
+/* The values, in this order (core/native/held_base.py mirrors it): q_f (nf) | u_f (nf) | load on the base [f; n]
+ * (6) | tip (3) | efforts of the free coordinates (nf) | A's upper triangle row by row (21) | W0 [f; n] (6) (A, W0
+ * zero without `inertia`). */
+int mbs_held_values_size(const mbs_held_outputs_model *o);
+/* The values from the record rec of an evaluation (mbs_held_derivative) and the base's acceleration a = [a_P; w']
+ * (base frame; read with `inertia` only); then out[i] = values[index[i]] for the n_out outputs.
+ * work: 3 n + 15 + 12 nb + 6 + nf nf + 12 nf + 1 doubles. Returns 0, or -1 when M_ff is not positive definite. */
+int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, const double *accel,
+                     double *values, const int *index, int n_out, double *out, double *work);
+
+#endif

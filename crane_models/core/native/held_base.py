@@ -1,0 +1,113 @@
+"""A tree on a base held over each step in the kernel (``held_base.c``): the right-hand side of the free coordinates
+with the base's q and u held at the inputs' values and its accelerations prescribed (``mbs_held_derivative``), its
+stepping (``mbs_held_integrate``) and the outputs of a crane on such a base (``mbs_held_outputs``).
+``models/vessel_crane/split.py`` (``CraneOnMovingBaseModel``) is the specification."""
+from __future__ import annotations
+
+import ctypes
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .outputs import NativeCutOutputs, OutputPlan, _KernelOutputs
+from .stepping import NativeIntegration
+from .system import NativeEffortLaw, NativeSystem, _address, library
+
+__all__ = ["NativeHeldBase", "NativeHeldOutputs"]
+
+
+class _HeldBase(ctypes.Structure):
+    """``mbs_held_base`` of held_base.h."""
+    _fields_ = [("nf", ctypes.c_int), ("n_law", ctypes.c_int), ("free_", ctypes.c_void_p)]
+
+
+class NativeHeldBase(NativeIntegration):
+    """The free coordinates ``free`` of a tree, ``y = [q_f; u_f]``, with the other coordinates held: the kernel inputs
+    (:meth:`inputs_of`) are ``[the law's inputs | q (n) | u (n)]``, q and u the whole tree's at the step's start (the
+    free entries ignored), and ``law`` prescribes the held coordinates' accelerations. Stepped as
+    :class:`NativeIntegration` (same tableau and step-size control). ``make_aux(record, tail)``: the model's ``aux``
+    from the record of an evaluation (``tail`` is empty)."""
+
+    implicit_steps = False  # the kernel's Jacobian is a whole tree's (mbs_tree_jacobian), not the free part's
+
+    def __init__(self, native: NativeSystem, law: NativeEffortLaw, free: Sequence[int], make_aux: Callable) -> None:
+        if not law.prescribed:
+            raise ValueError("the held coordinates' accelerations come from the law: it must prescribe them")
+        super().__init__(native, law, make_aux=make_aux)
+        self._free = np.ascontiguousarray(free, dtype=np.intc)
+        self._struct = _HeldBase(len(self._free), law.n_inputs, self._free.ctypes.data)
+        self.pointer = ctypes.addressof(self._struct)
+        self._task_pointer = self.pointer  # mbs_held_integrate takes the held base where mbs_integrate takes a task
+        self.size = 2 * len(self._free)
+        self.n_inputs = law.n_inputs + 2 * native.n
+        self._inputs_store = np.zeros(self.n_inputs + 1)
+        self._inputs = self._inputs_store[:self.n_inputs]
+        lib = library()
+        self._fn = lib.mbs_held_integrate
+        self._derivative_fn = lib.mbs_held_derivative
+
+    def inputs_of(self, law_inputs: np.ndarray, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """The kernel inputs of the law's inputs and the held ``q``, ``u`` (the whole tree's)."""
+        return np.concatenate((law_inputs, q, u))
+
+    def derivative(self, y: np.ndarray, inputs: np.ndarray) -> tuple:
+        """``(ẏ, record)`` at ``y`` (``mbs_held_derivative``); raises ``LinAlgError`` when ``M_ff`` is not positive
+        definite."""
+        native = self._native
+        if np.size(y) != self.size or np.size(inputs) != self.n_inputs:
+            raise ValueError(f"y has {np.size(y)} and the inputs {np.size(inputs)} values, the model {self.size} "
+                             f"and {self.n_inputs}")
+        rec, ydot = np.zeros(native.size), np.empty(self.size)
+        y, inputs = np.array(y, dtype=float), np.array(inputs, dtype=float)
+        code = self._derivative_fn(native._model_ptr, self._law.pointer, _address(inputs), self.pointer, _address(y),
+                                   _address(ydot), _address(rec), native._work_ptr)
+        if code:
+            native._finish(rec, code, self._law)  # raises the kernel's error
+        return ydot, rec
+
+    def derivative_of(self, t: float, y: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        return self.derivative(y, inputs)[0]
+
+    def explicit_stepping(self, stepper) -> dict:
+        raise ValueError("mbs_cosim_step steps a whole tree, not one on a held base")
+
+
+class _HeldOutputs(ctypes.Structure):
+    """``mbs_held_outputs_model`` of held_base.h."""
+    _fields_ = ([("cut", ctypes.c_void_p)] + [(name, ctypes.c_int) for name in ("nf", "axial", "inertia")]
+                + [(name, ctypes.c_void_p) for name in ("free_", "prescribed")])
+
+
+class NativeHeldOutputs(_KernelOutputs):
+    """The kernel's record of what a crane on a held base outputs (``mbs_held_outputs_model``) and the call that
+    writes them: the constraint wrench of ``cut`` (whose ``frame`` is the base body) with the effort of coordinate
+    ``axial`` about the cut's z axis, turned into the base frame and negated; the tip of ``cut`` from the base
+    origin, base frame; the efforts of the ``free`` coordinates; with ``inertia`` the interface inertia A of the
+    ``prescribed`` base coordinates ``[roll, pitch, yaw, x0, y0, z0]`` and W0. ``value_names`` as
+    :class:`outputs.NativeCraneOutputs`', in held_base.h's order."""
+
+    def __init__(self, native: NativeSystem, cut: NativeCutOutputs, value_names: Sequence, free: Sequence[int],
+                 prescribed: Sequence[int], axial: int, inertia: bool) -> None:
+        lib = library()
+        self._index = [np.ascontiguousarray(a, dtype=np.intc) for a in (free, prescribed)]
+        if self._index[1].shape != (6,):
+            raise ValueError(f"six prescribed base coordinates, got {len(prescribed)}")
+        self._keep = [cut]
+        self._struct = _HeldOutputs(cut._ptr, len(self._index[0]), int(axial), int(bool(inertia)),
+                                    *(a.ctypes.data for a in self._index))
+        self._ptr = ctypes.addressof(self._struct)
+        super().__init__(value_names, lib.mbs_held_values_size(self._ptr))
+        nf = len(self._index[0])
+        self._work = np.empty(3 * native.n + 15 + 12 * native.nb + 6 + nf * nf + 12 * nf + 1)
+        self._accel = np.zeros(6)
+        self._fn = lib.mbs_held_outputs
+        self._head = (native._model_ptr, self._ptr)
+        self._work_ptr = self._work.ctypes.data
+
+    def write(self, plan: OutputPlan, record: np.ndarray, accel: np.ndarray, out: np.ndarray) -> None:
+        """The outputs of ``plan`` from the evaluation ``record`` with the base acceleration ``accel = [a_P; ω̇]``
+        (base frame) into ``out``."""
+        self._accel[:] = accel
+        if self._fn(*self._head, _address(record), _address(self._accel), plan.values_pointer, plan.index_pointer,
+                    len(plan.names), self._table(out, plan), self._work_ptr):
+            raise np.linalg.LinAlgError("the crane's block M_ff of the mass matrix is not positive definite")
