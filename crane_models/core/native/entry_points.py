@@ -76,6 +76,7 @@ PROTOTYPES = {
     "mbs_held_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 4),
     "mbs_held_values_size": (c_int, (_P,)),
     "mbs_held_outputs": (c_int, (_P,) * 6 + (c_int,) + (_P,) * 2),
+    "mbs_held_base_inputs": (c_int, (_P,) * 5),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

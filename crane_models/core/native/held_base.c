@@ -25,6 +25,41 @@ int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     return 0;
 }
 
+/* E^-1 v for c1, s1 = cos, sin roll, c2 = cos pitch, t = tan pitch (euler.py euler_rate_matrix_inverse). */
+static void euler_inverse_times(double c1, double s1, double c2, double t, const double *v, double *out) {
+    out[0] = v[0] + s1 * t * v[1] + c1 * t * v[2];
+    out[1] = c1 * v[1] - s1 * v[2];
+    out[2] = (s1 * v[1] + c1 * v[2]) / c2;
+}
+
+int mbs_held_base_inputs(const mbs_model *m, const mbs_held_base *hb, const double *crane_inputs,
+                          const double *motion, double *inputs) {
+    const int n = m->n, nc = hb->n_law - 6;
+    const double r = motion[0], p = motion[1], y = motion[2], *a = motion + 9;
+    const double c1 = cos(r), s1 = sin(r), c2 = cos(p), s2 = sin(p), c3 = cos(y), s3 = sin(y), t = s2 / c2;
+    double d[3], e[3], *q = inputs + hb->n_law, *u = q + n;
+    euler_inverse_times(c1, s1, c2, t, motion + 3, d); /* the Euler rates */
+    /* w' - E' q' */
+    e[0] = motion[6] - -c2 * d[1] * d[2];
+    e[1] = motion[7] - (-s1 * d[0] * d[1] + (c1 * c2 * d[0] - s1 * s2 * d[1]) * d[2]);
+    e[2] = motion[8] - (-c1 * d[0] * d[1] - (s1 * c2 * d[0] + c1 * s2 * d[1]) * d[2]);
+    euler_inverse_times(c1, s1, c2, t, e, inputs);
+    memcpy(inputs + 3, crane_inputs, sizeof(double) * nc);
+    /* R_z(y) R_y(p) R_x(r) a_P */
+    const double v1[3] = {a[0], c1 * a[1] - s1 * a[2], s1 * a[1] + c1 * a[2]};
+    const double v2[3] = {c2 * v1[0] + s2 * v1[2], v1[1], -s2 * v1[0] + c2 * v1[2]};
+    double *acc = inputs + 3 + nc;
+    acc[0] = c3 * v2[0] - s3 * v2[1];
+    acc[1] = s3 * v2[0] + c3 * v2[1];
+    acc[2] = v2[2];
+    memset(q, 0, sizeof(double) * 2 * n);
+    for (int i = 0; i < 3; i++) {
+        q[hb->angles[i]] = motion[i];
+        u[hb->angles[i]] = d[i];
+    }
+    return 0;
+}
+
 typedef struct {
     const mbs_model *m;
     const mbs_effort_law *law;

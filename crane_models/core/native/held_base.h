@@ -14,7 +14,17 @@
 typedef struct {
     int nf, n_law;
     const int *free_;               /* (nf) the free coordinates, in the state's order */
+    const int *angles;              /* (3) the coordinates of roll, pitch, yaw (53) */
 } mbs_held_base;
+
+/* The right-hand side's inputs for the motion inputs m = [roll, pitch, yaw, w (3), w' (3), a_P (3)] (base frame:
+ * core/moving_base/interface.py MOTION) and the crane's own n_law - 6 inputs: the law's [q'' = E^-1 (w' - E' q')
+ * (3) | the crane's | R^0_1 a_P (3)] (a law of held_base_law's form: the angles, the crane, the base point), then
+ * q and u: the angles and the Euler rates q' = E^-1 w at hb->angles, zero elsewhere (the base point at the origin and
+ * at rest: Galilean invariance). The base's motion of models/knuckle_boom/moving_base.py base_motion_of, which
+ * core/moving_base/euler.py specifies; the same function for the Python path and a step in C (cosim_held.c). */
+int mbs_held_base_inputs(const mbs_model *m, const mbs_held_base *hb, const double *crane_inputs,
+                          const double *motion, double *inputs); /* returns 0 */
 
 /* ydot = [u_f; u'_f] at y = [q_f; u_f]: the record rec of mbs_derivative (law with the base's coordinates
  * prescribed) at the whole q, u. Returns as mbs_derivative. */

@@ -18,26 +18,29 @@ __all__ = ["NativeHeldBase", "NativeHeldOutputs"]
 
 class _HeldBase(ctypes.Structure):
     """``mbs_held_base`` of held_base.h."""
-    _fields_ = [("nf", ctypes.c_int), ("n_law", ctypes.c_int), ("free_", ctypes.c_void_p)]
+    _fields_ = [("nf", ctypes.c_int), ("n_law", ctypes.c_int), ("free_", ctypes.c_void_p), ("angles", ctypes.c_void_p)]
 
 
 class NativeHeldBase(NativeIntegration):
     """The free coordinates ``free`` of a tree, ``y = [q_f; u_f]``, with the other coordinates held: the kernel inputs
-    (:meth:`inputs_of`) are ``[the law's inputs | q (n) | u (n)]``, q and u the whole tree's at the step's start (the
-    free entries ignored), and ``law`` prescribes the held coordinates' accelerations. Stepped as
-    :class:`NativeIntegration` (same tableau and step-size control). ``make_aux(record, tail)``: the model's ``aux``
-    from the record of an evaluation (``tail`` is empty)."""
+    (:meth:`base_inputs`) are ``[the law's inputs | q (n) | u (n)]``, q and u the whole tree's at the step's start
+    (the free entries ignored), and ``law`` prescribes the held coordinates' accelerations (held_base.h: a law of
+    ``held_base_law``'s form, roll, pitch, yaw at the coordinates ``angles``). Stepped as :class:`NativeIntegration`
+    (same tableau and step-size control). ``make_aux(record, tail)``: the model's ``aux`` from the record of an
+    evaluation (``tail`` is empty)."""
 
     implicit_steps = False  # the kernel's Jacobian is a whole tree's (mbs_tree_jacobian), not the free part's
 
-    def __init__(self, native: NativeSystem, law: NativeEffortLaw, free: Sequence[int], make_aux: Callable) -> None:
+    def __init__(self, native: NativeSystem, law: NativeEffortLaw, free: Sequence[int], angles: Sequence[int],
+                 make_aux: Callable) -> None:
         if not law.prescribed:
             raise ValueError("the held coordinates' accelerations come from the law: it must prescribe them")
         super().__init__(native, law, make_aux=make_aux)
-        self._free = np.ascontiguousarray(free, dtype=np.intc)
-        self._struct = _HeldBase(len(self._free), law.n_inputs, self._free.ctypes.data)
+        self._free, self._angles = (np.ascontiguousarray(a, dtype=np.intc) for a in (free, angles))
+        if self._angles.shape != (3,):
+            raise ValueError(f"roll, pitch and yaw are three coordinates, got {len(angles)}")
+        self._struct = _HeldBase(len(self._free), law.n_inputs, self._free.ctypes.data, self._angles.ctypes.data)
         self.pointer = ctypes.addressof(self._struct)
-        self._task_pointer = self.pointer  # mbs_held_integrate takes the held base where mbs_integrate takes a task
         self.size = 2 * len(self._free)
         self.n_inputs = law.n_inputs + 2 * native.n
         self._inputs_store = np.zeros(self.n_inputs + 1)
@@ -45,10 +48,18 @@ class NativeHeldBase(NativeIntegration):
         lib = library()
         self._fn = lib.mbs_held_integrate
         self._derivative_fn = lib.mbs_held_derivative
+        self._base_inputs_fn = lib.mbs_held_base_inputs
 
-    def inputs_of(self, law_inputs: np.ndarray, q: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """The kernel inputs of the law's inputs and the held ``q``, ``u`` (the whole tree's)."""
-        return np.concatenate((law_inputs, q, u))
+    def base_inputs(self, crane_inputs: np.ndarray, motion: np.ndarray) -> np.ndarray:
+        """The kernel inputs for the crane's own inputs and the base's ``motion = [roll, pitch, yaw, ω, ω̇, a_P]``
+        (``mbs_held_base_inputs``; core/moving_base/euler.py is its specification)."""
+        if np.size(crane_inputs) != self._law.n_inputs - 6 or np.size(motion) != 12:
+            raise ValueError(f"{self._law.n_inputs - 6} crane inputs and 12 motion inputs, got {np.size(crane_inputs)} "
+                             f"and {np.size(motion)}")
+        crane, motion = np.array(crane_inputs, dtype=float), np.array(motion, dtype=float)
+        out = np.empty(self.n_inputs)
+        self._base_inputs_fn(self._native._model_ptr, self.pointer, _address(crane), _address(motion), _address(out))
+        return out
 
     def derivative(self, y: np.ndarray, inputs: np.ndarray) -> tuple:
         """``(ẏ, record)`` at ``y`` (``mbs_held_derivative``); raises ``LinAlgError`` when ``M_ff`` is not positive
@@ -68,8 +79,14 @@ class NativeHeldBase(NativeIntegration):
     def derivative_of(self, t: float, y: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         return self.derivative(y, inputs)[0]
 
-    def explicit_stepping(self, stepper) -> dict:
-        raise ValueError("mbs_cosim_step steps a whole tree, not one on a held base")
+    def _run(self, tableau, inputs: np.ndarray, t: float, t_end: float, y: np.ndarray, k: np.ndarray) -> int:
+        """``mbs_held_integrate`` on ``y`` and ``k`` in place (:meth:`NativeIntegration._run` with the held base in the
+        task's place)."""
+        head, tail, _ = self._stepping_arguments(tableau)
+        if inputs.size != self._inputs.size:
+            raise ValueError(f"the held base takes {self._inputs.size} inputs, got {inputs.size}")
+        self._inputs[:] = inputs
+        return self._fn(*head, self.pointer, tableau.pointer, self._stepper_ptr, t, t_end, *tail)
 
 
 class _HeldOutputs(ctypes.Structure):

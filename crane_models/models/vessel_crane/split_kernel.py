@@ -14,12 +14,10 @@ from typing import Callable
 import numpy as np
 
 from ...core.effort_laws import CoordinateEffortLaw, pd_control, prescribed_accelerations, stacked
-from ...core.moving_base.euler import euler_accelerations, euler_rates
 from ...core.moving_base.interface_inertia import INERTIA_ZEROS
 from ...core.native import NativeKinematics
 from ...core.native.held_base import NativeHeldBase, NativeHeldOutputs
 from ...core.native.outputs import NativeCutOutputs
-from ...core.screws import rot_x, rot_y, rot_z
 
 __all__ = ["HeldBaseKernel", "held_base_law", "dict_writer", "KERNEL_VALUE_ORDER"]
 
@@ -72,7 +70,7 @@ class HeldBaseKernel:
             return None
         if self._built is None or self._built[0] is not native:
             law = native.effort_law(self.law, model.params.g)
-            integration = NativeHeldBase(native, law, FREE, self.aux)
+            integration = NativeHeldBase(native, law, FREE, PRESCRIBED[:3], self.aux)
             bodies = model.system.bodies
             joint_of = [next(k for k, b in enumerate(bodies) if b.coordinate == i) for i in range(native.n)]
             cut_outputs = NativeCutOutputs(native, cut, law, [None] * (3 * native.n + 15), joint_of, model._vessel,
@@ -90,13 +88,7 @@ class HeldBaseKernel:
         key = inputs.tobytes()
         if self._cached[0] == key:
             return self._cached[1]
-        m = inputs[6:18]
-        angles, omega, alpha, acc = m[:3], m[3:6], m[6:9], m[9:12]
-        rates = euler_rates(angles, omega)
-        rotation = rot_z(angles[2]) @ rot_y(angles[1]) @ rot_x(angles[0])  # R^0_1 of (53)
-        out = np.zeros(12 + 18)
-        out[:3], out[3:9], out[9:12] = euler_accelerations(angles, rates, alpha), inputs[:6], rotation @ acc
-        out[12:15], out[21:24] = angles, rates
+        out = self.parts()[1].base_inputs(inputs[:6], inputs[6:18])  # mbs_held_base_inputs, as a step in C
         self._cached = (key, out)
         return out
 
