@@ -2,10 +2,11 @@
 Python"): the runtime steps a model whose step needs nothing but the kernel in C, over its value table, without the
 interpreter lock, and hands every other step to the slave's do_step.
 
-* which FMUs step so, FMI 2.0 and 3.0: KnuckleBoomCrane with and without its payload and VesselCrane (a tree in the
+* which FMUs step so, FMI 2.0 and 3.0: KnuckleBoomCrane with and without its payload, VesselCrane (a tree in the
   kernel, an exact input update, the kernel's outputs, state events only where the kernel's stepper checks them:
-  a step with an event is declined and Python locates it); the others step in Python, each for a reason named
-  below;
+  a step with an event is declined and Python locates it) and CraneOnMovingBase (its crane on the base held over
+  the step, evaluated anew for new inputs: core/native/cosim_held.c); the others step in Python, each for a reason
+  named below;
 * Python does not run at all in such a doStep (a profiler in the calling thread sees no call into the slave);
 * the results are the Python path's to the last bit -- the same kernel calls on the same data, so the tolerance is
   zero -- over a run with moving set-points, a saved state restored and replayed with other inputs, an input that
@@ -45,7 +46,9 @@ CASES = [
     ("KnuckleBoomCrane", {"payload_enabled": True}, True),  # a step with a slack/taut event is declined
     ("VesselCrane", {}, True),
     ("KnuckleBoomCraneOnMovingBase", {}, False),  # the base motion is imposed on the state at each step
-    ("CraneOnMovingBase", {}, False),  # the same, and step-mean outputs
+    ("CraneOnMovingBase", {}, True),  # the base held over the step: the inputs, not the state
+    ("CraneOnMovingBase", {"mean_wrench_outputs": True}, False),  # step integrals outside the error control
+    ("CraneOnMovingBase", {"mount_heading": 0.5}, False),  # on a ship: the wrapper's outputs are Python's
     ("FlexibleCrane", {}, False),  # a task (springs, friction) in the right-hand side
     ("Vessel", {}, False),  # no kernel right-hand side
 ]

@@ -85,7 +85,7 @@ def euler_angles(R: np.ndarray) -> np.ndarray:
 
 # Hooks of the wrapped model that produce outputs or take inputs in its own frame: not passed through (the
 # co-simulation then takes this model's outputs() and evaluates anew for new inputs).
-_OWN_OUTPUTS = frozenset(("write_outputs", "output_writer", "update_inputs"))
+_OWN_OUTPUTS = frozenset(("write_outputs", "output_writer", "update_inputs", "kernel_step_parts"))
 
 
 class ShipMountedModel:

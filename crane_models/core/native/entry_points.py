@@ -30,7 +30,7 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
 SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "dynamics.c", "task.c", "reactions.c",
            "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
-           "cosim_step.c", "cosim_payload.c", "held_base.c")
+           "cosim_step.c", "cosim_payload.c", "held_base.c", "cosim_held.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -77,6 +77,8 @@ PROTOTYPES = {
     "mbs_held_values_size": (c_int, (_P,)),
     "mbs_held_outputs": (c_int, (_P,) * 6 + (c_int,) + (_P,) * 2),
     "mbs_held_base_inputs": (c_int, (_P,) * 5),
+    # cosim_held.c
+    "mbs_cosim_held_step": (c_int, (_P, c_double, c_double, _P, _P)),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

@@ -139,7 +139,10 @@ class CraneOnMovingBaseModel:
         # Also the step-mean wrench (module docstring): x gains [∫W dt (6), elapsed time], restarted each step.
         self.mean_wrench_outputs = bool(mean_wrench_outputs)
         self.state_size = 13 if self.mean_wrench_outputs else 6
-        self.controlled_states = 6  # the quadrature states do not steer the step size (step_control._error_part)
+        # The quadrature states do not steer the step size (step_control._error_part); without them every state does.
+        self.controlled_states = 6 if self.mean_wrench_outputs else None
+        if self.mean_wrench_outputs:  # CoSimulation's hook, only where there are step integrals to restart
+            self.restart_step_integrals = self._restart_step_integrals
         self.params = p = params if params is not None else CraneOnMovingBaseParameters()
         validate(p)
         self.controller = controller if controller is not None else VesselCraneController()
@@ -182,13 +185,28 @@ class CraneOnMovingBaseModel:
         or with the step-mean wrench."""
         return self._kernel.compiled(inputs) if self._kernel is not None else None
 
-    def output_writer(self, names: tuple, constants: dict | None = None):
-        """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
-        into ``out`` -- by ``mbs_held_outputs`` when ``aux`` is the kernel's, else from :meth:`outputs`."""
+    def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
+        """``(ẋ, aux)`` for new inputs at the same state: the evaluation anew (the inputs hold the base, which enters
+        ``M`` and the kinematics: no affine update), as the kernel's step does it (split_kernel.py)."""
+        return self.derivative(0.0, x, new)
+
+    def kernel_step_parts(self, names: tuple):
+        """What the kernel's communication step (``mbs_cosim_held_step``, fmi/kernel_steps.py) needs: the outputs,
+        the index map of ``names``, no bounds (``check_state``: every entry finite, which the kernel checks) and the
+        maker of the record; None without the kernel or with the step-mean wrench (numpy's path)."""
+        return self._kernel.kernel_step_parts(names, self._fixed_outputs()) if self._kernel is not None else None
+
+    def _fixed_outputs(self) -> dict:
+        """The outputs of fixed value: the point of attack (the base point itself), the step-mean wrench when off."""
         fixed = {f"point_of_attack_{a}": 0.0 for a in "xyz"}
         if not self.mean_wrench_outputs:
             fixed.update({name: 0.0 for name, _, _ in MEAN_WRENCH})
-        fixed.update(constants or {})
+        return fixed
+
+    def output_writer(self, names: tuple, constants: dict | None = None):
+        """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
+        into ``out`` -- by ``mbs_held_outputs`` when ``aux`` is the kernel's, else from :meth:`outputs`."""
+        fixed = {**self._fixed_outputs(), **(constants or {})}
         reference = lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux)  # noqa: E731
         if self._kernel is None:
             return dict_writer(names, fixed, reference)
@@ -209,10 +227,10 @@ class CraneOnMovingBaseModel:
         force, moment = self.interface_wrench(kin, udot, torques)
         return np.concatenate((x[3:6], udot[3:6], force, moment, [1.0])), (kin, udot, torques)
 
-    def restart_step_integrals(self, x: np.ndarray) -> np.ndarray:
+    def _restart_step_integrals(self, x: np.ndarray) -> np.ndarray:
         """``x`` with the step's quadrature states (``∫W dt`` and the elapsed time) back at zero: called by
         :class:`integration.cosimulation.CoSimulation` at the start of every communication step."""
-        if not self.mean_wrench_outputs or not x[6:].any():
+        if not x[6:].any():
             return x
         out = np.array(x, dtype=float)
         out[6:] = 0.0

@@ -9,6 +9,7 @@ quadrature states outside the error control; the kernel's stepper controls every
 the numpy path (:meth:`split.CraneOnMovingBaseModel.reference_derivative`)."""
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from ...core.effort_laws import CoordinateEffortLaw, pd_control, prescribed_accelerations, stacked
 from ...core.moving_base.interface_inertia import INERTIA_ZEROS
 from ...core.native import NativeKinematics
+from ...core.native.cosim_held import NativeHeldCosimStep
 from ...core.native.held_base import NativeHeldBase, NativeHeldOutputs
 from ...core.native.outputs import NativeCutOutputs
 
@@ -110,6 +112,16 @@ class HeldBaseKernel:
         """``(NativeHeldBase, kernel inputs)``, None without the kernel."""
         parts = self.parts()
         return None if parts is None else (parts[1], self.kernel_inputs(inputs))
+
+    def kernel_step_parts(self, names: tuple, constants: dict) -> tuple | None:
+        """``(outputs, index map of names, bounds, maker of the record)`` of ``mbs_cosim_held_step``
+        (fmi/kernel_steps.py); None without the kernel."""
+        parts = self.parts()
+        if parts is None:
+            return None
+        outputs = parts[2]
+        make = functools.partial(NativeHeldCosimStep, motion_at=6, kernel_inputs=self.kernel_inputs)
+        return outputs, outputs.plan(names, constants), [], make
 
     def output_writer(self, names: tuple, constants: dict, reference: Callable) -> Callable:
         """``write(x, inputs, aux, out)`` of the outputs ``names``: by ``mbs_held_outputs`` when ``aux`` is a kernel
