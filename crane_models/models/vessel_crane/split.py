@@ -208,7 +208,7 @@ class CraneOnMovingBaseModel:
 
     def output_writer(self, names: tuple, constants: dict | None = None):
         """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
-        into ``out`` -- by ``mbs_held_outputs`` when ``aux`` is the kernel's, else from :meth:`outputs`."""
+        into ``out`` -- by ``mbs_held_outputs`` when ``aux`` is the kernel's, else from :meth:`reference_outputs`."""
         fixed = {**self._fixed_outputs(), **(constants or {})}
         reference = lambda x, inputs, aux: self.reference_outputs(0.0, x, inputs, aux)  # noqa: E731
         if self._kernel is None:
