@@ -144,8 +144,12 @@ class CraneOnMovingBaseModel:
         self.state_size = 13 if self.mean_wrench_outputs else 6
         # The quadrature states do not steer the step size (step_control._error_part); without them every state does.
         self.controlled_states = 6 if self.mean_wrench_outputs else None
-        if self.mean_wrench_outputs:  # CoSimulation's hook, only where there are step integrals to restart
+        # CoSimulation's hooks: step integrals to restart with the step-mean wrench; else the evaluation anew for new
+        # inputs, as the kernel's step makes it (with the integrals restarted, each step evaluates anew anyway)
+        if self.mean_wrench_outputs:
             self.restart_step_integrals = self._restart_step_integrals
+        else:
+            self.update_inputs = self._evaluated_anew
         self.params = p = params if params is not None else CraneOnMovingBaseParameters()
         validate(p)
         self.controller = controller if controller is not None else VesselCraneController()
@@ -188,7 +192,7 @@ class CraneOnMovingBaseModel:
         or with the step-mean wrench."""
         return self._kernel.compiled(inputs) if self._kernel is not None else None
 
-    def update_inputs(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
+    def _evaluated_anew(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
         """``(ẋ, aux)`` for new inputs at the same state: the evaluation anew (the inputs hold the base, which enters
         ``M`` and the kinematics: no affine update), as the kernel's step does it (split_kernel.py)."""
         return self.derivative(0.0, x, new)
