@@ -23,7 +23,7 @@ static int held_outputs(const mbs_cosim_held *p, const double *rec) {
     const mbs_cosim *c = &p->c;
     const double *m = c->inputs_next + p->motion_at;
     const double accel[6] = {m[9], m[10], m[11], m[6], m[7], m[8]};
-    return !mbs_held_outputs(c->m, p->outputs, rec, accel, c->values, c->index, c->n_out, c->out, c->out_work)
+    return !mbs_held_outputs(c->m, p->outputs, rec, accel, NULL, c->values, c->index, c->n_out, c->out, c->out_work)
            && mbs_cosim_all_finite(c->out, c->n_out);
 }
 

@@ -75,7 +75,8 @@ PROTOTYPES = {
     "mbs_held_derivative": (c_int, (_P,) * 8),
     "mbs_held_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 4),
     "mbs_held_values_size": (c_int, (_P,)),
-    "mbs_held_outputs": (c_int, (_P,) * 6 + (c_int,) + (_P,) * 2),
+    "mbs_held_size": (c_int, (_P,)),
+    "mbs_held_outputs": (c_int, (_P,) * 7 + (c_int,) + (_P,) * 2),
     "mbs_held_base_inputs": (c_int, (_P,) * 5),
     # cosim_held.c
     "mbs_cosim_held_step": (c_int, (_P, c_double, c_double, _P, _P)),

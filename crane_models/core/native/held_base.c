@@ -7,6 +7,13 @@
  * See held_base.h. */
 #include "multibody.h"
 
+static void load_on_base(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, double *wrench,
+                         double *tip, double *work);
+
+int mbs_held_size(const mbs_held_base *hb) {
+    return 2 * hb->nf + (hb->load ? 7 : 0);
+}
+
 int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
                         const double *y, double *ydot, double *rec, double *work) {
     const int n = m->n, nf = hb->nf;
@@ -21,6 +28,11 @@ int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     for (int i = 0; i < nf; i++) {
         ydot[i] = rec[n + f[i]];
         ydot[nf + i] = rec[2 * n + f[i]];
+    }
+    if (hb->load) { /* the quadrature of the load on the base (mbs_derivative's scratch is free again) */
+        double tip[3];
+        load_on_base(m, hb->load, rec, ydot + 2 * nf, tip, work);
+        ydot[2 * nf + 6] = 1.0;
     }
     return 0;
 }
@@ -78,7 +90,7 @@ int mbs_held_integrate(const mbs_model *m, const mbs_effort_law *law, const doub
                        double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work,
                        const mbs_lengths *len) {
     const held_rhs ctx = {m, law, inputs, hb};
-    const int size = 2 * hb->nf;
+    const int size = mbs_held_size(hb);
     *final = -1;
     if (mbs_check_lengths(len, size, rec_size, 0, rec_stride, (long)(tab->stages + 1) * size))
         return MBS_BAD_BUFFERS;
@@ -87,7 +99,7 @@ int mbs_held_integrate(const mbs_model *m, const mbs_effort_law *law, const doub
 }
 
 int mbs_held_values_size(const mbs_held_outputs_model *o) {
-    return 3 * o->nf + 6 + 3 + 21 + 6;
+    return 3 * o->nf + 6 + 3 + 21 + 6 + 6;
 }
 
 /* E^-1 of (53) for roll r and pitch p (core/moving_base/euler.py euler_rate_matrix_inverse), row-major. */
@@ -117,21 +129,18 @@ static int inertia_values(const mbs_model *m, const mbs_held_outputs_model *o, c
     return 0;
 }
 
-int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, const double *accel,
-                     double *values, const int *index, int n_out, double *out, double *work) {
-    const int n = m->n, nf = o->nf, base = o->cut->frame, cut = o->cut->cut;
+/* The load on the base [f; n] (base frame) and the tip from the base origin (base frame) of the evaluation rec: the
+ * cut's constraint wrench S rho [n; f] (mbs_cut_outputs, after the 2 n of the state) with the axial torque, turned
+ * into the base frame and negated. work: 3 n + 15 + 12 nb + 6 doubles. */
+static void load_on_base(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, double *wrench,
+                         double *tip, double *work) {
+    const int n = m->n, base = o->cut->frame, cut = o->cut->cut;
     const record_view v = view_of(m, rec);
-    double *cut_values = work, *cut_work = cut_values + 3 * n + 15, *rest = cut_work + 12 * m->nb + 6;
-    /* the cut's constraint wrench S rho [n; f] in the cut frame (after the 2 n of the state) and the tip in Frame 0 */
-    mbs_cut_outputs(m, o->cut, rec, rec, NULL, cut_values, index, 0, out, cut_work);
-    double w[6], *val = values, *wrench = values + 2 * nf, *tip = wrench + 6, *eff = tip + 3, *inertia = eff + nf;
+    double *cut_values = work, *cut_work = cut_values + 3 * n + 15, w[6];
+    const int none = 0;
+    mbs_cut_outputs(m, o->cut, rec, rec, NULL, cut_values, &none, 0, NULL, cut_work);
     memcpy(w, cut_values + 2 * n, sizeof w);
     w[2] += rec[3 * n + o->axial]; /* the slewing torque's reaction about the cut's z axis */
-    for (int i = 0; i < nf; i++) {
-        val[i] = rec[o->free_[i]];
-        val[nf + i] = rec[n + o->free_[i]];
-        eff[i] = rec[3 * n + o->free_[i]];
-    }
     for (int h = 0; h < 2; h++) { /* R_base^T R_cut, force then moment, negated: the load on the base */
         double a[3], b[3];
         matvec3(v.rot + 9 * cut, w + 3 * (1 - h), a);
@@ -141,11 +150,26 @@ int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const 
     const double *tip0 = cut_values + 2 * n + 12;
     const double d[3] = {tip0[0] - v.org[3 * base], tip0[1] - v.org[3 * base + 1], tip0[2] - v.org[3 * base + 2]};
     mattvec3(v.rot + 9 * base, d, tip);
+}
+
+int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, const double *accel,
+                     const double *integral, double *values, const int *index, int n_out, double *out, double *work) {
+    const int n = m->n, nf = o->nf;
+    double *val = values, *wrench = values + 2 * nf, *tip = wrench + 6, *eff = tip + 3, *inertia = eff + nf,
+           *mean = inertia + 27;
+    load_on_base(m, o, rec, wrench, tip, work);
+    for (int i = 0; i < nf; i++) {
+        val[i] = rec[o->free_[i]];
+        val[nf + i] = rec[n + o->free_[i]];
+        eff[i] = rec[3 * n + o->free_[i]];
+    }
     if (o->inertia) {
-        if (inertia_values(m, o, rec, wrench, accel, inertia, rest)) return -1;
+        if (inertia_values(m, o, rec, wrench, accel, inertia, work + 3 * n + 15 + 12 * m->nb + 6)) return -1;
     } else {
         memset(inertia, 0, sizeof(double) * 27);
     }
+    for (int i = 0; i < 6; i++) /* CraneOnMovingBaseModel.mean_wrench */
+        mean[i] = !integral ? 0.0 : integral[6] > 0.0 ? integral[i] / integral[6] : wrench[i];
     for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
     return 0;
 }

@@ -11,10 +11,14 @@
 
 /* The held base: the right-hand side's inputs are [the law's n_law inputs | q (n) | u (n)], q and u the whole tree's
  * with the free coordinates' entries ignored (the state y = [q_f; u_f] takes their place). */
+struct mbs_held_outputs_model_s;
 typedef struct {
     int nf, n_law;
     const int *free_;               /* (nf) the free coordinates, in the state's order */
     const int *angles;              /* (3) the coordinates of roll, pitch, yaw (53) */
+    /* NULL, or the outputs whose load on the base the state integrates: y = [q_f; u_f; its integral [f; n] (6); the
+     * time (1)], their derivative [W; 1] (a step-mean wrench's quadrature states) */
+    const struct mbs_held_outputs_model_s *load;
 } mbs_held_base;
 
 /* The right-hand side's inputs for the motion inputs m = [roll, pitch, yaw, w (3), w' (3), a_P (3)] (base frame:
@@ -26,7 +30,9 @@ typedef struct {
 int mbs_held_base_inputs(const mbs_model *m, const mbs_held_base *hb, const double *crane_inputs,
                           const double *motion, double *inputs); /* returns 0 */
 
-/* ydot = [u_f; u'_f] at y = [q_f; u_f]: the record rec of mbs_derivative (law with the base's coordinates
+/* The state's size: 2 nf, and 7 more with the load's integral. */
+int mbs_held_size(const mbs_held_base *hb);
+/* ydot = [u_f; u'_f] (and [W; 1] with hb->load) at y = [q_f; u_f] (and the integral): the record rec of mbs_derivative (law with the base's coordinates
  * prescribed) at the whole q, u. Returns as mbs_derivative. */
 int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
                         const double *y, double *ydot, double *rec, double *work);
@@ -41,7 +47,7 @@ int mbs_held_integrate(const mbs_model *m, const mbs_effort_law *law, const doub
  * base); the tip from the base origin in the base frame; the free coordinates' efforts; with `inertia` the interface
  * inertia A (mbs_interface_inertia, E^-1 of (53) from the base's roll and pitch q[prescribed[0]], q[prescribed[1]])
  * and W0 = W + A a. */
-typedef struct {
+typedef struct mbs_held_outputs_model_s {
     const mbs_cut_outputs_model *cut;
     int nf, axial, inertia;         /* axial: the coordinate whose effort is the torque about the cut's z axis */
     const int *free_, *prescribed;  /* (nf); (6) roll, pitch, yaw, x0, y0, z0 */
@@ -49,12 +55,14 @@ typedef struct {
 
 /* The values, in this order (core/native/held_base.py mirrors it): q_f (nf) | u_f (nf) | load on the base [f; n]
  * (6) | tip (3) | efforts of the free coordinates (nf) | A's upper triangle row by row (21) | W0 [f; n] (6) (A, W0
- * zero without `inertia`). */
+ * zero without `inertia`) | the load's mean over the step [f; n] (6: its integral over the elapsed time, the load
+ * itself before any time elapsed; zero without the integral). */
 int mbs_held_values_size(const mbs_held_outputs_model *o);
-/* The values from the record rec of an evaluation (mbs_held_derivative) and the base's acceleration a = [a_P; w']
- * (base frame; read with `inertia` only); then out[i] = values[index[i]] for the n_out outputs.
+/* The values from the record rec of an evaluation (mbs_held_derivative), the base's acceleration a = [a_P; w']
+ * (base frame; read with `inertia` only) and the load's integral and the elapsed time (7, or NULL); then
+ * out[i] = values[index[i]] for the n_out outputs.
  * work: 3 n + 15 + 12 nb + 6 + nf nf + 12 nf + 1 doubles. Returns 0, or -1 when M_ff is not positive definite. */
 int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, const double *accel,
-                     double *values, const int *index, int n_out, double *out, double *work);
+                     const double *integral, double *values, const int *index, int n_out, double *out, double *work);
 
 #endif

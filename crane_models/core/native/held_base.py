@@ -18,30 +18,35 @@ __all__ = ["NativeHeldBase", "NativeHeldOutputs"]
 
 class _HeldBase(ctypes.Structure):
     """``mbs_held_base`` of held_base.h."""
-    _fields_ = [("nf", ctypes.c_int), ("n_law", ctypes.c_int), ("free_", ctypes.c_void_p), ("angles", ctypes.c_void_p)]
+    _fields_ = [("nf", ctypes.c_int), ("n_law", ctypes.c_int)] + [
+        (name, ctypes.c_void_p) for name in ("free_", "angles", "load")]
 
 
 class NativeHeldBase(NativeIntegration):
     """The free coordinates ``free`` of a tree, ``y = [q_f; u_f]``, with the other coordinates held: the kernel inputs
     (:meth:`base_inputs`) are ``[the law's inputs | q (n) | u (n)]``, q and u the whole tree's at the step's start
     (the free entries ignored), and ``law`` prescribes the held coordinates' accelerations (held_base.h: a law of
-    ``held_base_law``'s form, roll, pitch, yaw at the coordinates ``angles``). Stepped as :class:`NativeIntegration`
-    (same tableau and step-size control). ``make_aux(record, tail)``: the model's ``aux`` from the record of an
+    ``held_base_law``'s form, roll, pitch, yaw at the coordinates ``angles``). With ``load`` (the crane's outputs) the
+    state also integrates the load on the base and the time, ``y = [q_f; u_f; ∫W dt (6); t]`` (a step-mean wrench's
+    quadrature). Stepped as :class:`NativeIntegration` (same tableau and step-size control, the stepper's
+    ``controlled`` leading states under it). ``make_aux(record, tail)``: the model's ``aux`` from the record of an
     evaluation (``tail`` is empty)."""
 
     implicit_steps = False  # the kernel's Jacobian is a whole tree's (mbs_tree_jacobian), not the free part's
 
     def __init__(self, native: NativeSystem, law: NativeEffortLaw, free: Sequence[int], angles: Sequence[int],
-                 make_aux: Callable) -> None:
+                 make_aux: Callable, load: "NativeHeldOutputs | None" = None) -> None:
         if not law.prescribed:
             raise ValueError("the held coordinates' accelerations come from the law: it must prescribe them")
         super().__init__(native, law, make_aux=make_aux)
         self._free, self._angles = (np.ascontiguousarray(a, dtype=np.intc) for a in (free, angles))
         if self._angles.shape != (3,):
             raise ValueError(f"roll, pitch and yaw are three coordinates, got {len(angles)}")
-        self._struct = _HeldBase(len(self._free), law.n_inputs, self._free.ctypes.data, self._angles.ctypes.data)
+        self._load = load
+        self._struct = _HeldBase(len(self._free), law.n_inputs, self._free.ctypes.data, self._angles.ctypes.data,
+                                 load._ptr if load is not None else None)
         self.pointer = ctypes.addressof(self._struct)
-        self.size = 2 * len(self._free)
+        self.size = library().mbs_held_size(self.pointer)
         self.n_inputs = law.n_inputs + 2 * native.n
         self._inputs_store = np.zeros(self.n_inputs + 1)
         self._inputs = self._inputs_store[:self.n_inputs]
@@ -116,15 +121,20 @@ class NativeHeldOutputs(_KernelOutputs):
         super().__init__(value_names, lib.mbs_held_values_size(self._ptr))
         nf = len(self._index[0])
         self._work = np.empty(3 * native.n + 15 + 12 * native.nb + 6 + nf * nf + 12 * nf + 1)
-        self._accel = np.zeros(6)
+        self._accel, self._integral = np.zeros(6), np.zeros(7)
+        self._integral_ptr = self._integral.ctypes.data
         self._fn = lib.mbs_held_outputs
         self._head = (native._model_ptr, self._ptr)
         self._work_ptr = self._work.ctypes.data
 
-    def write(self, plan: OutputPlan, record: np.ndarray, accel: np.ndarray, out: np.ndarray) -> None:
+    def write(self, plan: OutputPlan, record: np.ndarray, accel: np.ndarray, out: np.ndarray,
+              integral: np.ndarray | None = None) -> None:
         """The outputs of ``plan`` from the evaluation ``record`` with the base acceleration ``accel = [a_P; ω̇]``
-        (base frame) into ``out``."""
+        (base frame) into ``out``; ``integral``: the load's integral and the elapsed time (7) for its mean, or None."""
         self._accel[:] = accel
-        if self._fn(*self._head, _address(record), _address(self._accel), plan.values_pointer, plan.index_pointer,
+        if integral is not None:
+            self._integral[:] = integral
+        if self._fn(*self._head, _address(record), _address(self._accel),
+                    None if integral is None else self._integral_ptr, plan.values_pointer, plan.index_pointer,
                     len(plan.names), self._table(out, plan), self._work_ptr):
             raise np.linalg.LinAlgError("the crane's block M_ff of the mass matrix is not positive definite")

@@ -52,14 +52,15 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
             st->evaluations++;
         }
         if (err == 0.0) {
+            const int nc = st->controlled > 0 && st->controlled < size ? st->controlled : size;
             double sum = 0.0;
-            for (int i = 0; i < size; i++) {
+            for (int i = 0; i < nc; i++) {
                 double e = 0.0;
                 for (int s = 0; s < S; s++) e += tab->e[s] * K[s * size + i];
                 e = h_try * e / (st->atol + st->rtol * fmax(fabs(y[i]), fabs(ys[i])));
                 sum += e * e;
             }
-            err = sqrt(sum / size);
+            err = sqrt(sum / nc);
         }
         if (err <= 1.0 && events && events(ctx, recs + (long)spare * rec_stride) != signs) {
             st->accepted++; /* a good step, taken back: the caller locates the crossing inside it */

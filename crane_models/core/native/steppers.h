@@ -26,6 +26,9 @@ typedef struct {
      * for a cancel from the stepping thread itself (FMI 3.0's intermediate update with early return). */
     void (*poll)(void *ctx, double t);
     void *poll_ctx;
+    /* the leading states the error control watches, 0: all (integrators._error_part: trailing quadrature states that
+     * feed nothing back are carried at the steps the others need) */
+    int controlled;
 } mbs_stepper;
 
 /* 1 when the step is to end before the trial step at t: the poll (if any) is asked, then the flag read. */

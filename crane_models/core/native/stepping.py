@@ -70,7 +70,7 @@ class _Tableau(ctypes.Structure):
 class _Stepper(ctypes.Structure):
     _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
         (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected", "max_steps")] + [
-        ("cancel", ctypes.c_void_p), ("poll", ctypes.c_void_p), ("poll_ctx", ctypes.c_void_p)]
+        ("cancel", ctypes.c_void_p), ("poll", ctypes.c_void_p), ("poll_ctx", ctypes.c_void_p), ("controlled", ctypes.c_int)]
 
 
 class NativeTableau:
@@ -201,6 +201,7 @@ class NativeIntegration:
         if flag is not self._flag:  # kept: the record holds its address
             st.cancel, self._flag = (ctypes.addressof(flag) if flag is not None else None), flag
         st.poll, st.poll_ctx = getattr(stepper, "cancel_poll", None) or (None, None)
+        st.controlled = getattr(stepper, "controlled", None) or 0  # the explicit pairs' error part (0: every state)
         return st
 
     def _ensure_buffers(self) -> None:

@@ -58,7 +58,7 @@ from ...core.moving_base.interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUT
 from ...core.native.outputs import OutputWriters
 from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
                            VesselCraneParameters, crane_bodies)
-from .split_kernel import HeldBaseKernel, dict_writer
+from .split_kernel import HeldBaseKernel
 
 __all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
            "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates",
@@ -108,6 +108,8 @@ MEAN_WRENCH = ([(f"interface_force_mean_{a}", "N", f"interface force on the vess
                  f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"]
                + [(f"interface_moment_mean_{a}", "N.m", f"interface moment on the vessel averaged over the last "
                    f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"])
+# The outputs of fixed value: the point of attack is the crane base point itself (core.moving_base.ship).
+_FIXED_OUTPUTS = {f"point_of_attack_{a}": 0.0 for a in "xyz"}
 # Every output of the crane's model, in the order of its outputs dict.
 _ALL_OUTPUTS = tuple(name for name, _, _ in tuple(CRANE_OUTPUTS) + tuple(MEAN_WRENCH)) + tuple(
     f"point_of_attack_{a}" for a in "xyz")
@@ -163,8 +165,8 @@ class CraneOnMovingBaseModel:
         self._crane_bodies = [ix["king"], ix["boom"], ix["outer_boom"]]
         self._pd = pd_control(self.controller.kp, self.controller.kd)
         # The right-hand side, its stepping and the outputs in the kernel when it is loaded (split_kernel.py); the
-        # numpy methods below are their specification. The step-mean wrench stays on the numpy path (see there).
-        self._kernel = None if self.mean_wrench_outputs else HeldBaseKernel(self)
+        # numpy methods below are their specification.
+        self._kernel = HeldBaseKernel(self)
         # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
         self.write_outputs = OutputWriters(self.output_writer)
 
@@ -184,13 +186,12 @@ class CraneOnMovingBaseModel:
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         """``(ẋ, aux)``: one kernel evaluation (split_kernel.py) when the kernel is loaded, else
         :meth:`reference_derivative`."""
-        evaluated = self._kernel.derivative(x, inputs) if self._kernel is not None else None
+        evaluated = self._kernel.derivative(x, inputs)
         return evaluated if evaluated is not None else self.reference_derivative(t, x, inputs)
 
     def compiled(self, t: float, inputs: np.ndarray):
-        """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without the kernel
-        or with the step-mean wrench."""
-        return self._kernel.compiled(inputs) if self._kernel is not None else None
+        """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without the kernel."""
+        return self._kernel.compiled(inputs)
 
     def _evaluated_anew(self, x: np.ndarray, aux, old: np.ndarray, new: np.ndarray):
         """``(ẋ, aux)`` for new inputs at the same state: the evaluation anew (the inputs hold the base, which enters
@@ -200,23 +201,15 @@ class CraneOnMovingBaseModel:
     def kernel_step_parts(self, names: tuple):
         """What the kernel's communication step (``mbs_cosim_held_step``, fmi/kernel_steps.py) needs: the outputs,
         the index map of ``names``, no bounds (``check_state``: every entry finite, which the kernel checks) and the
-        maker of the record; None without the kernel or with the step-mean wrench (numpy's path)."""
-        return self._kernel.kernel_step_parts(names, self._fixed_outputs()) if self._kernel is not None else None
-
-    def _fixed_outputs(self) -> dict:
-        """The outputs of fixed value: the point of attack (the base point itself), the step-mean wrench when off."""
-        fixed = {f"point_of_attack_{a}": 0.0 for a in "xyz"}
-        if not self.mean_wrench_outputs:
-            fixed.update({name: 0.0 for name, _, _ in MEAN_WRENCH})
-        return fixed
+        maker of the record; None without the kernel or with the step-mean wrench (its integrals restart at each
+        step: Python's step)."""
+        return None if self.mean_wrench_outputs else self._kernel.kernel_step_parts(names, _FIXED_OUTPUTS)
 
     def output_writer(self, names: tuple, constants: dict | None = None):
         """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
         into ``out`` -- by ``mbs_held_outputs`` when ``aux`` is the kernel's, else from :meth:`reference_outputs`."""
-        fixed = {**self._fixed_outputs(), **(constants or {})}
+        fixed = {**_FIXED_OUTPUTS, **(constants or {})}
         reference = lambda x, inputs, aux: self.reference_outputs(0.0, x, inputs, aux)  # noqa: E731
-        if self._kernel is None:
-            return dict_writer(names, fixed, reference)
         return self._kernel.output_writer(names, fixed, reference)
 
     def reference_derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
@@ -268,7 +261,7 @@ class CraneOnMovingBaseModel:
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         """Every output: by the kernel (``mbs_held_outputs``, as the table gets them) when ``aux`` is a kernel
         evaluation, so that a dict and the table agree to the last bit, else :meth:`reference_outputs`."""
-        if self._kernel is None or getattr(aux[0], "record", None) is None or self._kernel.parts() is None:
+        if getattr(aux[0], "record", None) is None or self._kernel.parts() is None:
             return self.reference_outputs(t, x, inputs, aux)
         out = np.empty(len(_ALL_OUTPUTS))
         self.write_outputs(t, x, inputs, aux, _ALL_OUTPUTS, out)

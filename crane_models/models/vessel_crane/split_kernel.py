@@ -4,9 +4,9 @@ accelerations prescribed, ``M_ff u̇_f = τ_f − (C u)_f − M_fp u̇_p``), ste
 output in one kernel call (``mbs_held_outputs``). :class:`split.CraneOnMovingBaseModel`'s numpy methods are the
 specification (tests/test_split_crane_kernel.py compares to 1e-12); the model uses this when the kernel is loaded.
 
-The step-mean wrench (``mean_wrench_outputs``) integrates the interface wrench inside the stepping as seven
-quadrature states outside the error control; the kernel's stepper controls every state, so that variant stays on
-the numpy path (:meth:`split.CraneOnMovingBaseModel.reference_derivative`)."""
+With the step-mean wrench (``mean_wrench_outputs``) the kernel's right-hand side also integrates the interface
+wrench and the time (seven quadrature states, outside the step-size control: the stepper's ``controlled``), and
+the outputs take the mean from them; its communication step stays Python's (the integrals restart at each step)."""
 from __future__ import annotations
 
 import functools
@@ -28,11 +28,12 @@ FREE, PRESCRIBED = (3, 4, 5), (0, 1, 2, 6, 7, 8)
 _SLEWING = 3  # the coordinate whose torque acts about the king's z axis, the cut's (interface_moment_z)
 
 # The values mbs_held_outputs computes, in its order (held_base.h): q_f, u_f, the load on the base, the tip, the
-# efforts, A's upper triangle row by row, W0 -- each an output of the FMU.
+# efforts, A's upper triangle row by row, W0, the step-mean load -- each an output of the FMU.
 KERNEL_VALUE_ORDER = tuple(
     [f"q{i}" for i in (4, 5, 6)] + [f"u{i}" for i in (4, 5, 6)]
     + [f"interface_force_{a}" for a in "xyz"] + [f"interface_moment_{a}" for a in "xyz"]
-    + [f"tip_{a}" for a in "xyz"] + [f"applied_joint{i}_torque" for i in (4, 5, 6)] + list(INERTIA_ZEROS))
+    + [f"tip_{a}" for a in "xyz"] + [f"applied_joint{i}_torque" for i in (4, 5, 6)] + list(INERTIA_ZEROS)
+    + [f"interface_{k}_mean_{a}" for k in ("force", "moment") for a in "xyz"])
 
 
 def held_base_law(controller) -> CoordinateEffortLaw:
@@ -72,13 +73,14 @@ class HeldBaseKernel:
             return None
         if self._built is None or self._built[0] is not native:
             law = native.effort_law(self.law, model.params.g)
-            integration = NativeHeldBase(native, law, FREE, PRESCRIBED[:3], self.aux)
             bodies = model.system.bodies
             joint_of = [next(k for k, b in enumerate(bodies) if b.coordinate == i) for i in range(native.n)]
             cut_outputs = NativeCutOutputs(native, cut, law, [None] * (3 * native.n + 15), joint_of, model._vessel,
                                            model._outer, (model.params.l4, 0.0, 0.0))
             outputs = NativeHeldOutputs(native, cut_outputs, KERNEL_VALUE_ORDER, FREE, PRESCRIBED, _SLEWING,
                                         model.inertia_outputs)
+            integration = NativeHeldBase(native, law, FREE, PRESCRIBED[:3], self.aux,
+                                         outputs if model.mean_wrench_outputs else None)
             self._built = (native, integration, outputs)
         return self._built
 
@@ -135,11 +137,13 @@ class HeldBaseKernel:
         plan = outputs.plan(names, fixed)
         accel = np.zeros(6)
 
+        mean = self._model.mean_wrench_outputs
+
         def write(x, inputs, aux, out) -> None:
             if getattr(aux[0], "record", None) is None:
                 return from_dict(x, inputs, aux, out)
             accel[:3], accel[3:] = inputs[15:18], inputs[12:15]  # [a_P; ω̇] of W = W0 - A a
-            outputs.write(plan, aux[0].record, accel, out)
+            outputs.write(plan, aux[0].record, accel, out, x[6:13] if mean else None)
 
         return write
 
