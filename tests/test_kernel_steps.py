@@ -47,7 +47,7 @@ CASES = [
     ("VesselCrane", {}, True),
     ("KnuckleBoomCraneOnMovingBase", {}, False),  # the base motion is imposed on the state at each step
     ("CraneOnMovingBase", {}, True),  # the base held over the step: the inputs, not the state
-    ("CraneOnMovingBase", {"mean_wrench_outputs": True}, False),  # step integrals outside the error control
+    ("CraneOnMovingBase", {"mean_wrench_outputs": True}, False),  # step integrals, restarted by a Python hook
     ("CraneOnMovingBase", {"mount_heading": 0.5}, False),  # on a ship: the wrapper's outputs are Python's
     ("FlexibleCrane", {}, False),  # a task (springs, friction) in the right-hand side
     ("Vessel", {}, False),  # no kernel right-hand side

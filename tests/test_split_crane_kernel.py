@@ -198,6 +198,6 @@ def test_the_kernels_step_is_cosimulations_step_to_the_last_bit(case):
 @pytest.mark.parametrize("changes", [{"mean_wrench_outputs": True}, {"mount_heading": 0.5},
                                      {"integrator": 1}], ids=["step-mean wrench", "on a ship", "Rosenbrock-W"])
 def test_what_does_not_qualify_steps_in_python(changes):
-    """The step-mean wrench (step integrals outside the error control), a ship mounting (its wrapper's outputs and
-    inputs are Python's) and the implicit stepper keep Python's step."""
+    """The step-mean wrench (step integrals, restarted at each step by a Python hook), a ship mounting (its wrapper's
+    outputs and inputs are Python's) and the implicit stepper keep Python's step."""
     assert _kernel_steps(_values(**changes))[2] is None
