@@ -68,7 +68,8 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
     mbs_law_efforts(law, n, q, u, inputs, mgz, eff);
     for (int i = 0; i < n; i++) rhs[i] = eff[i] - law->g * mgz[i] - Cu[i];
-    if (law->load) { /* its wrench into rhs; with an inertia it solves its own system */
+    if (law->load) { /* its wrench into rhs; with an inertia it solves its own system (its n n + 7 n + 6 doubles of
+                      * scratch fit in L: mbs_evaluate's work less rhs, with nb >= 1, is n n + 4 n more) */
         const int solved = mbs_point_load_accelerations(m, law->load, inputs, rec, rhs, udot, L);
         if (solved) return solved < 0 ? -1 : 0;
     }
