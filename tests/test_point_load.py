@@ -3,7 +3,8 @@ the inputs, part of an effort law) and its outputs (mbs_point_outputs), against 
 numpy core (core/kane.py), on a tree whose bodies' frames move: the vessel crane of section III (the vessel rolling,
 pitching and yawing, the king and both booms turning on it) with a load on the outer boom (mass, frame origin moving),
 on the vessel and on the massless pitch frame of the Euler-angle chain (whose projection rows a state derivative
-otherwise skips), each at a point off the body's COG, at random states:
+otherwise skips), each at a point off the body's COG -- and on the vessel as a pivoted load (it turns about the origin
+of Frame 0: its point's motion in the form w x P, as the Vessel FMU takes it) -- at random states:
 
 * the point's motion: its velocity v_P and the body's w from numpy's kinematics (COG velocity + w x (point - COG), in
   Frame 0, turned into body coordinates); its acceleration a = [a_P; w'] the time derivative of those Frame 0
@@ -37,6 +38,8 @@ TOLERANCE = 1e-7
 WRENCH_AT = 6  # the law's 6 inputs (set-points and torques of the PD law (63)), then the wrench, then A's 21
 INERTIA_AT = WRENCH_AT + 6
 POINTS = {"outer_boom": (0.3, -0.2, 0.4), "vessel": (0.5, 0.2, 5.0), "pitch": (0.4, -0.6, 1.0)}
+LOADS = [("outer_boom", False), ("vessel", False), ("vessel", True), ("pitch", False)]  # (body, pivoted)
+LOAD_IDS = [f"{body}{'-pivoted' if pivoted else ''}" for body, pivoted in LOADS]
 VALUES = [None] * 12 + [f"{k}_{a}" for k in ("w", "w_dot", "v", "a") for a in "xyz"]
 
 
@@ -74,11 +77,11 @@ def point_acceleration(twin, k: int, point: np.ndarray, q: np.ndarray, u: np.nda
     return np.concatenate((R.T @ (ahead[0] - behind[0]), R.T @ (ahead[1] - behind[1]))) / (2 * DT)
 
 
-def cases(crane, body: str, inertia: bool, count: int = 4):
+def cases(crane, body: str, pivoted: bool, inertia: bool, count: int = 4):
     """(x, inputs, kernel evaluation, kernel outputs (dict), G, a) at random states and inputs."""
     model, system, twin = crane
     k, point = system.index[body], np.array(POINTS[body])
-    load = NativePointLoad(k, point, WRENCH_AT, INERTIA_AT if inertia else None)
+    load = NativePointLoad(k, point, WRENCH_AT, INERTIA_AT if inertia else None, pivoted)
     law = system.native.effort_law(model.law, G_EARTH, load)
     outputs = NativePointOutputs(system.native, load, VALUES)
     names = tuple(name for name in VALUES if name is not None)
@@ -103,11 +106,11 @@ def close(got: np.ndarray, want: np.ndarray) -> float:
 
 
 @pytest.mark.parametrize("inertia", (False, True), ids=("wrench", "wrench+inertia"))
-@pytest.mark.parametrize("body", list(POINTS))
-def test_the_points_motion_is_the_derivative_of_its_velocity(crane, body, inertia):
+@pytest.mark.parametrize("body, pivoted", LOADS, ids=LOAD_IDS)
+def test_the_points_motion_is_the_derivative_of_its_velocity(crane, body, pivoted, inertia):
     model, system, twin = crane
     k, point = system.index[body], np.array(POINTS[body])
-    for x, inputs, kin, out, G, a in cases(crane, body, inertia):
+    for x, inputs, kin, out, G, a in cases(crane, body, pivoted, inertia):
         n = system.n
         v0, w0, R = point_velocity(twin, k, point, x[:n], x[n:])
         got = lambda kind: np.array([out[f"{kind}_{c}"] for c in "xyz"])  # noqa: E731
@@ -116,11 +119,11 @@ def test_the_points_motion_is_the_derivative_of_its_velocity(crane, body, inerti
 
 
 @pytest.mark.parametrize("inertia", (False, True), ids=("wrench", "wrench+inertia"))
-@pytest.mark.parametrize("body", list(POINTS))
-def test_the_kernels_accelerations_balance_the_load(crane, body, inertia):
+@pytest.mark.parametrize("body, pivoted", LOADS, ids=LOAD_IDS)
+def test_the_kernels_accelerations_balance_the_load(crane, body, pivoted, inertia):
     """M u' + C u - tau_g - e = G^T (W - A a): the residual against the scale of the generalized forces."""
     model, system, twin = crane
-    for x, inputs, kin, out, G, a in cases(crane, body, inertia):
+    for x, inputs, kin, out, G, a in cases(crane, body, pivoted, inertia):
         n = system.n
         nkin = twin.kinematics(x[:n], x[n:])
         M, C = twin.mass_and_coriolis(nkin)

@@ -4,15 +4,17 @@
  * the dynamics. See multibody.h. */
 #include "multibody.h"
 
-/* d = P - COG, body coordinates: the arm from the point the record's twist refers to. */
+/* d = P - COG, body coordinates: the arm from the point the record's twist refers to; P itself for a pivoted body
+ * (the arm from its fixed origin). */
 static void arm(const mbs_model *m, const mbs_point_load *pl, double *d) {
     const double *com = m->com + 3 * pl->body;
-    for (int i = 0; i < 3; i++) d[i] = pl->point[i] - com[i];
+    for (int i = 0; i < 3; i++) d[i] = pl->pivoted ? pl->point[i] : pl->point[i] - com[i];
 }
 
 /* The COG's acceleration relative to Frame 0 in body coordinates is tdot_v + w x v (the form of (47)), tdot = P u' +
  * Pdot u (27); at P add w' x d + w x (w x d). So a_P = (P_v + [P_w x d]) u' + pdu_v + w x v + pdu_w x d + w x (w x d)
- * and w' = P_w u' + pdu_w. */
+ * and w' = P_w u' + pdu_w. A pivoted body's COG moves as w x COG, so with d = P these are a_P = [P_w x P] u' + pdu_w x P
+ * + w x (w x P), the form of the vessel's numpy code (split.py). */
 void mbs_point_motion(const mbs_model *m, const mbs_point_load *pl, const double *rec, double *G, double *c) {
     const int n = m->n, k = pl->body;
     const record_view v = view_of(m, rec);
@@ -23,7 +25,7 @@ void mbs_point_motion(const mbs_model *m, const mbs_point_load *pl, const double
         const double pw[3] = {P[j], P[n + j], P[2 * n + j]};
         cross3(pw, d, x);
         for (int i = 0; i < 3; i++) {
-            G[i * n + j] = P[(3 + i) * n + j] + x[i];
+            G[i * n + j] = pl->pivoted ? x[i] : P[(3 + i) * n + j] + x[i];
             G[(3 + i) * n + j] = pw[i];
         }
     }
@@ -32,7 +34,7 @@ void mbs_point_motion(const mbs_model *m, const mbs_point_load *pl, const double
     cross3(tw, tw + 3, wv);
     cross3(pdu, d, x);
     for (int i = 0; i < 3; i++) {
-        c[i] = pdu[3 + i] + wv[i] + x[i] + wwd[i];
+        c[i] = pl->pivoted ? x[i] + wwd[i] : pdu[3 + i] + wv[i] + x[i] + wwd[i];
         c[3 + i] = pdu[i];
     }
 }
@@ -101,7 +103,7 @@ int mbs_point_outputs(const mbs_model *m, const mbs_point_load *pl, const double
     cross3(tw, d, wd);
     for (int i = 0; i < 3; i++) {
         w[i] = tw[i];
-        vel[i] = tw[3 + i] + wd[i]; /* v_P = v + w x d */
+        vel[i] = pl->pivoted ? wd[i] : tw[3 + i] + wd[i]; /* v_P = v + w x d */
     }
     for (int i = 0; i < 6; i++) {
         double s = c[i];

@@ -15,6 +15,9 @@ typedef struct {
     int body;           /* the body it acts on (its projection rows are evaluated even when it has no mass) */
     int wrench_input;   /* inputs[wrench_input + 0..5]: [f; n] at the point, body coordinates */
     int inertia_input;  /* inputs[inertia_input + 0..20]: A (6 x 6, rows [f; n], columns [a_P; w']), or -1: none */
+    int pivoted;        /* 1: the body turns about its frame's origin, fixed in Frame 0 (the vessel of (53)): the
+                         * point's motion is w x P, w' x P + w x (w x P) exactly (the COG's terms cancel, up to
+                         * rounding; a zero stays zero) */
     double point[3];    /* the point P in body coordinates */
 } mbs_point_load;
 

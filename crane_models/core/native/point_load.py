@@ -19,21 +19,24 @@ INERTIA_INPUTS = 21  # MBS_INERTIA_INPUTS: A's upper triangle row by row (interf
 
 class _PointLoad(ctypes.Structure):
     """``mbs_point_load`` of point_load.h."""
-    _fields_ = ([(name, ctypes.c_int) for name in ("body", "wrench_input", "inertia_input")]
+    _fields_ = ([(name, ctypes.c_int) for name in ("body", "wrench_input", "inertia_input", "pivoted")]
                 + [("point", ctypes.c_double * 3)])
 
 
 class NativePointLoad:
     """The load on ``body`` at ``point`` (body coordinates): the six inputs from ``wrench_input`` on, ``[f; n]`` at
     the point in body coordinates, and the 21 from ``inertia_input`` on (None: none), the upper triangle of ``A``
-    (rows ``[f; n]``, columns ``[a_P; ω̇]``) row by row. ``inputs_end``: the inputs it reads."""
+    (rows ``[f; n]``, columns ``[a_P; ω̇]``) row by row; ``pivoted``: the body turns about its frame's origin, fixed in
+    Frame 0 (the point's motion then in the form ``ω × P``: exact zeros stay zero). ``inputs_end``: the inputs it
+    reads."""
 
-    def __init__(self, body: int, point: Sequence[float], wrench_input: int, inertia_input: Optional[int]) -> None:
+    def __init__(self, body: int, point: Sequence[float], wrench_input: int, inertia_input: Optional[int],
+                 pivoted: bool = False) -> None:
         if wrench_input < 0 or (inertia_input is not None and inertia_input < 0):
             raise ValueError(f"input indices must be >= 0, got {wrench_input} and {inertia_input}")
         self.body = int(body)
         self._struct = _PointLoad(self.body, int(wrench_input), -1 if inertia_input is None else int(inertia_input),
-                                  (ctypes.c_double * 3)(*map(float, point)))
+                                  int(bool(pivoted)), (ctypes.c_double * 3)(*map(float, point)))
         self.pointer = ctypes.addressof(self._struct)
         self.inputs_end = max(wrench_input + 6, -1 if inertia_input is None else inertia_input + INERTIA_INPUTS)
 

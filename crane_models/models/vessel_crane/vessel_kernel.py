@@ -42,6 +42,11 @@ class VesselKernel:
     def __init__(self, system, springs, g: float, body: int, point: np.ndarray) -> None:
         self._system, self._springs, self._g = system, springs, float(g)
         self._body, self._point = int(body), np.array(point, dtype=float)
+        # The vessel turns about the origin of Frame 0 (53): every joint on its path is a revolute one at its parent's
+        # origin, so its load is pivoted (point_load.h) -- the form of VesselModel.motion, exact zeros included.
+        path = np.flatnonzero(system.path[self._body])
+        if system.prismatic[path].any() or system.offset[path].any():
+            raise ValueError("the vessel's load is pivoted: its body must turn about the origin of Frame 0")
         self._made = None  # (NativeSystem, law, integration, outputs)
         self._every = None  # (outputs, the plan of every output)
 
@@ -50,7 +55,7 @@ class VesselKernel:
         if native is None:
             return None
         if self._made is None or self._made[0] is not native:
-            load = NativePointLoad(self._body, self._point, WRENCH_INPUT, INERTIA_INPUT)
+            load = NativePointLoad(self._body, self._point, WRENCH_INPUT, INERTIA_INPUT, pivoted=True)
             law = native.effort_law(self._springs, self._g, load)
             self._made = (native, law, NativeIntegration(native, law), NativePointOutputs(native, load, _VALUE_ORDER))
         return self._made
