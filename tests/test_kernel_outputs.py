@@ -203,6 +203,15 @@ def test_write_outputs_writes_every_output_as_numpy_computes_it(run):
             assert at and np.max(np.abs(kernel[:, at])) > 0.0, prefix
 
 
+def test_an_output_numpy_gives_as_zero_throughout_is_zero_from_the_kernel(run):
+    """Exact zeros stay exact (the Vessel's crane base on its upright axis has no vertical velocity, ω × [0, 0, l1]):
+    a master or an engine comparing runs against a tiny floor must not see rounding noise there."""
+    kernel = np.array([a for a, _ in run["outputs"]])
+    reference = np.array([b for _, b in run["outputs"]])
+    zero = [j for j in range(reference.shape[1]) if not reference[:, j].any()]
+    assert not kernel[:, zero].any(), [run["names"][j] for j in zero if kernel[:, j].any()]
+
+
 def test_the_end_stop_case_reaches_the_stop_and_the_other_does_not(run):
     """The cases cover both branches of the end stops (forces and the active flag computed, or zero) and of the
     wire (taut and slack)."""
