@@ -4,9 +4,9 @@ interpreter lock, and hands every other step to the slave's do_step.
 
 * which FMUs step so, FMI 2.0 and 3.0: KnuckleBoomCrane with and without its payload, VesselCrane (a tree in the
   kernel, an exact input update, the kernel's outputs, state events only where the kernel's stepper checks them:
-  a step with an event is declined and Python locates it) and CraneOnMovingBase (its crane on the base held over
-  the step, evaluated anew for new inputs: core/native/cosim_held.c); the others step in Python, each for a reason
-  named below;
+  a step with an event is declined and Python locates it), CraneOnMovingBase (its crane on the base held over the
+  step, evaluated anew for new inputs: core/native/cosim_held.c) and Vessel (a fresh evaluation for new inputs);
+  the others step in Python, each for a reason named below;
 * Python does not run at all in such a doStep (a profiler in the calling thread sees no call into the slave);
 * the results are the Python path's to the last bit -- the same kernel calls on the same data, so the tolerance is
   zero -- over a run with moving set-points, a saved state restored and replayed with other inputs, an input that
@@ -33,6 +33,7 @@ from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models.registry import SPECS
 from fmu_helpers import build_fmi3_fmus, build_fmus, needs_kernel, needs_runtime
 from value_table_host import Instance, Run, Specification
+from vessel_reference import crane_inertia, inertia_inputs
 
 pytestmark = [needs_runtime, needs_kernel]
 
@@ -50,7 +51,7 @@ CASES = [
     ("CraneOnMovingBase", {"mean_wrench_outputs": True}, False),  # step integrals, restarted by a Python hook
     ("CraneOnMovingBase", {"mount_heading": 0.5}, False),  # on a ship: the wrapper's outputs are Python's
     ("FlexibleCrane", {}, False),  # a task (springs, friction) in the right-hand side
-    ("Vessel", {}, False),  # no kernel right-hand side
+    ("Vessel", {}, True),  # new inputs evaluated afresh (no exact update: the crane's inertia A is an input)
 ]
 NATIVE_CASES = [(name, starts) for name, starts, native in CASES if native]
 DECLINED = "declined by the slave's native step"  # the runtime's debug message at a declined step
@@ -208,19 +209,33 @@ class Table:
                          for j, v in enumerate(spec.outputs)], float)
 
 
-def test_the_kernels_step_is_cosimulations_step():
-    spec, sim = simulation()
-    _, twin = simulation()
+def moved_inputs(name: str, u: np.ndarray, k: int) -> np.ndarray:
+    """The inputs of step ``k`` from those in force ``u``: KnuckleBoomCrane's set-points move; the Vessel's wrench at
+    the crane base and its crane's inertia A move (a fresh evaluation at the point), held every fourth step (the
+    evaluation reached carries over)."""
+    u = u.copy()
+    if name != "Vessel":
+        u[:3] += 0.02 * np.sin(0.3 * k + np.arange(3))
+    elif k % 4 != 3:
+        t = 0.01 * k
+        u[:6] = [1e3 * math.sin(1.0 + 0.3 * i + (1.0 + 0.2 * i) * t) * (3.0 if i >= 3 else 1.0) for i in range(6)]
+        u[6:] = inertia_inputs(crane_inertia(t))
+    return u
+
+
+@pytest.mark.parametrize("name", ("KnuckleBoomCrane", "Vessel"))
+def test_the_kernels_step_is_cosimulations_step(name):
+    spec, sim = simulation(name)
+    _, twin = simulation(name)
     table = Table(spec)
     out = np.zeros(len(table.outputs))
     sim.write_outputs(table.outputs, out)  # the evaluation at the start, as after initialization
     twin.write_outputs(table.outputs, out)
     steps = KernelSteps.of(sim, table.outputs, *table.slots)
-    assert steps is not None
+    assert steps is not None and steps.native.fresh_inputs is (name == "Vessel")
     h = 0.01
     for k in range(40):
-        u = sim.inputs.copy()
-        u[:3] += 0.02 * np.sin(0.3 * k + np.arange(3))  # the set-points move
+        u = moved_inputs(name, sim.inputs, k)
         table.reals[:u.size] = u
         assert steps.hand_over()
         assert steps.native.step(twin.t, h, table.reals, table.ints) == 0
@@ -298,6 +313,37 @@ def test_a_declined_step_changes_nothing():
     assert native.step(0.5, 0.01, table.reals, table.ints) == 1
     table.reals[0] = math.inf
     assert native.step(0.0, 0.01, table.reals, table.ints) == 2
+
+
+def test_the_vessels_pitch_bound_declines_the_step_and_python_reports_it():
+    """A pitch moment M = 1e8 N m, suddenly applied, swings the Vessel from rest towards (4 M / k2)^(1/3) = 1.7 rad (the
+    cubic spring's energy k2 q^4 / 4 against M q) past check_state's bound |q2| <= 1.4 rad: the kernel's step there is
+    declined (reason 5: the state's check) with nothing changed, and Python's step from the same point raises
+    check_state's error; the steps before are the kernel's."""
+    spec, sim = simulation("Vessel")
+    table = Table(spec)
+    out = np.zeros(len(table.outputs))
+    sim.write_outputs(table.outputs, out)
+    steps = KernelSteps.of(sim, table.outputs, *table.slots)
+    u = sim.inputs.copy()
+    u[4] = 1e8  # N m about y1 at the crane base
+    table.reals[:u.size] = u
+    codes = []
+    for _ in range(20):
+        assert steps.hand_over()
+        codes.append(steps.native.step(sim.t, 0.01, table.reals, table.ints))
+        if codes[-1]:
+            break
+        steps.take_back()
+        assert abs(sim.x[1]) <= 1.4
+    assert codes[-1] == 5 and len(codes) > 1, codes
+    before = table.reals.copy()
+    assert steps.native.steps == 0 and np.array_equal(table.reals, before)
+    t, x = sim.t, sim.x.copy()
+    sim.set_inputs(u)
+    with pytest.raises(ValueError, match="pitch"):
+        sim.step(0.01)
+    assert sim.t == t and np.array_equal(sim.x, x)
 
 
 def test_what_does_not_qualify_gets_no_kernel_steps():

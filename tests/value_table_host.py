@@ -16,6 +16,7 @@ from crane_models.fmi.spec import STEP_BUDGET_PARAMETER
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models import collect
 from crane_models.models.registry import SPECS
+from vessel_reference import crane_inertia, inertia_inputs
 
 SWITCH = "CRANE_COSIM_VALUE_TABLE"
 TABLE_MESSAGE = "value table"  # in the runtime's debug message when the slave takes the table
@@ -45,7 +46,10 @@ class Run:
         starts = {v.name: float(v.start) for v in self.spec.inputs}
         if key is None:  # inputs at their start values; a force input swings so that the FMU moves
             forces = [v.name for v in self.spec.inputs if v.unit == "N"][:1]
-            self._signal = lambda t: {**starts, **{f: starts[f] + 1e5 * np.sin(2 * np.pi * t) for f in forces}}
+            # the Vessel's inputs of the crane's interface inertia: a crane's, moving (vessel_reference.crane_inertia)
+            inertia = [v.name for v in self.spec.inputs if v.name.startswith("interface_inertia_")]
+            self._signal = lambda t: {**starts, **{f: starts[f] + 1e5 * np.sin(2 * np.pi * t) for f in forces},
+                                      **(dict(zip(inertia, inertia_inputs(crane_inertia(t)))) if inertia else {})}
             self.start_values = {}
         else:
             sc = collect("scenarios", "SCENARIOS")[key]()

@@ -113,3 +113,21 @@ def crane_newton_euler(q_of_t, t, h=1e-3, h_inner=1e-5):
         force += fb
         moment += np.cross(f0[b][2] - o2, fb) + (hp[b] - hm[b]) / (2 * h)
     return force, moment, f0["king"][0], f0["vessel"][0]
+
+
+def crane_inertia(t: float) -> np.ndarray:
+    """A crane's interface inertia A at time t, as a vessel FMU takes it (rows [f; n], columns [a_P; w'], W = W0 - A a):
+    the crane lumped into its 90 kg (Table I) at an offset s(t) from the crane base, with a rotational inertia J(t) of
+    the booms' order (m l^2 / 12 ~ 10 kg m^2 each, here 40-60 kg m^2 with the king): the load a body needs to follow
+    a = [a_P; w'] at rest is F = m (a_P - [s]x w'), N = s x F + J w', so A = [[m I, -m [s]x], [m [s]x, J - m [s]x [s]x]]
+    (symmetric, positive semi-definite). s and J move with t, so A changes at every communication point."""
+    m = sum(MASS[b] for b in CRANE)
+    s = np.array([1.5 + 0.5 * math.sin(0.7 * t), 0.3 * math.cos(t), 2.0 + 0.2 * math.sin(1.3 * t)])
+    sx = np.array([[0.0, -s[2], s[1]], [s[2], 0.0, -s[0]], [-s[1], s[0], 0.0]])
+    J = np.diag([50.0, 60.0, 40.0]) * (1.0 + 0.1 * math.sin(t))
+    return np.block([[m * np.eye(3), -m * sx], [m * sx, J - m * sx @ sx]])
+
+
+def inertia_inputs(A: np.ndarray) -> list:
+    """A's upper triangle row by row: the order of the vessel's 21 inertia inputs (interface_inertia_fxfx, ...)."""
+    return [float(A[i, j]) for i in range(6) for j in range(i, 6)]

@@ -6,7 +6,8 @@ declines (a failure to report, an input or output not finite, a cancel) is taken
 the kernel had never tried. See docs/fmi-runtime.md, "Steps without Python".
 
 Which steps qualify -- everything :meth:`CoSimulation.step` does is then one kernel call sequence: a model with a
-kernel right-hand side of a tree (no task), the kernel's outputs (``kernel_step_parts``) and an exact input update;
+kernel right-hand side of a tree (no task), the kernel's outputs (``kernel_step_parts``) and an exact input update
+(or, ``kernel_fresh_inputs``, a derivative that is the kernel's evaluation, made afresh for new inputs);
 no input-prescribed state (a moving base), no step integrals, no switching times; state events only where the
 kernel's stepper checks them itself (``advance_to_event``: a step in which an indicator changes sign is declined and
 Python locates the event); an explicit stepper with every state under error control; no host poll between internal
@@ -36,9 +37,18 @@ class RuntimeSlot(ctypes.Structure):
 def _qualifies(sim: CoSimulation) -> bool:
     """Whether every step of ``sim`` is one kernel call sequence (the module's docstring)."""
     model, stepper, hooks = sim.model, sim.stepper, sim.step_hooks()
-    return (not (hooks["impose"] or hooks["restart"] or hooks["switch_times"]) and hooks["update"]
+    return (not (hooks["impose"] or hooks["restart"] or hooks["switch_times"]) and _input_update(sim) is not None
             and hasattr(stepper, "tableau") and stepper.controlled is None
             and hasattr(model, "kernel_step_parts") and hasattr(model, "compiled"))
+
+
+def _input_update(sim: CoSimulation) -> bool | None:
+    """How new inputs enter the evaluation at the point: False by the model's exact update (``mbs_update_inputs``),
+    True afresh -- a model without one whose derivative is the kernel's own evaluation (``kernel_fresh_inputs``:
+    ``mbs_derivative`` at the point, as ``CoSimulation.set_inputs`` then drops the evaluation) --, None: neither."""
+    if sim.step_hooks()["update"]:
+        return False
+    return True if getattr(sim.model, "kernel_fresh_inputs", False) else None
 
 
 class KernelSteps:
@@ -67,8 +77,10 @@ class KernelSteps:
         # (outputs, plan, bounds), and for a record of its own (a payload's) what makes it
         outputs, plan, bounds, *record = parts
         make = record[0] if record else NativeCosimStep
-        return cls(sim, make(integration, outputs, plan, sim.inputs.size, input_slots, real_slots, int_slots,
-                             time_slot, bounds))
+        native = make(integration, outputs, plan, sim.inputs.size, input_slots, real_slots, int_slots, time_slot,
+                      bounds)
+        native.fresh_inputs = _input_update(sim)
+        return cls(sim, native)
 
     def hand_over(self) -> bool:
         """The simulation's point into the kernel's record: True when the next step may be taken there (a kernel

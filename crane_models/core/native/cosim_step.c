@@ -1,10 +1,10 @@
 /* One communication step of a tree model in the kernel, from the caller's value table back into it (issue 23): what
  * CoSimulation.step and the FMI adapter's doStep do for a model whose step needs nothing but the kernel -- new
- * inputs (set_inputs: the evaluation updated, mbs_update_inputs), the explicit stepper (mbs_integrate), the state's
- * check and the outputs (mbs_crane_outputs / mbs_cut_outputs) -- with the same calls on the same data, so the
- * results are the Python path's to the last bit. Anything else (a failure to report, an input or output not finite)
- * declines the step with nothing changed, and the caller takes its Python path, which reports it. The top floor of
- * the kernel. See cosim_step.h. */
+ * inputs (set_inputs: the evaluation updated, mbs_update_inputs, or made afresh, mbs_derivative), the explicit stepper
+ * (mbs_integrate), the state's check and the outputs (mbs_crane_outputs / mbs_cut_outputs / mbs_point_outputs) --
+ * with the same calls on the same data, so the results are the Python path's to the last bit. Anything else (a
+ * failure to report, an input or output not finite) declines the step with nothing changed, and the caller takes its
+ * Python path, which reports it. The top floor of the kernel. See cosim_step.h. */
 #include "multibody.h"
 
 #include <math.h>
@@ -56,10 +56,28 @@ mbs_stepper *mbs_cosim_start_stepper(mbs_cosim *c) {
     return st;
 }
 
+/* The evaluation at the point updated for the new inputs into c->rec_next (mbs_update_inputs on a copy); 0, or its
+ * code. */
+static int updated_evaluation(const mbs_cosim *c) {
+    memcpy(c->rec_next, c->rec, sizeof(double) * c->rec_size);
+    return mbs_update_inputs(c->m, c->law, c->inputs, c->inputs_next, c->rec_next, c->update_work);
+}
+
+/* The evaluation at the point for the new inputs into c->rec_next, as the model's derivative makes it
+ * (NativeSystem.derivative: a record of zeros with q and u -- rows a state derivative leaves alone stay zero --, then
+ * mbs_derivative); 0, or mbs_derivative's code. */
+static int fresh_evaluation(const mbs_cosim *c) {
+    memset(c->rec_next, 0, sizeof(double) * c->rec_size);
+    memcpy(c->rec_next, c->x, sizeof(double) * 2 * c->m->n);
+    return mbs_derivative(c->m, c->law, c->inputs_next, c->rec_next, c->model_work);
+}
+
 /* The outputs at the state y with the evaluation rec there into c->out; 1 when written and all finite. */
 static int outputs_at(const mbs_cosim *c, const double *y, const double *rec) {
     const int code = c->outputs_kind == MBS_COSIM_CUT_OUTPUTS
         ? mbs_cut_outputs(c->m, c->outputs, y, rec, NULL, c->values, c->index, c->n_out, c->out, c->out_work)
+        : c->outputs_kind == MBS_COSIM_POINT_OUTPUTS
+        ? mbs_point_outputs(c->m, c->outputs, y, rec, c->values, c->index, c->n_out, c->out, c->out_work)
         : mbs_crane_outputs(c->m, c->outputs, y, rec, NULL, NULL, c->values, c->index, c->n_out, c->out,
                             c->out_work);
     return code == 0 && mbs_cosim_all_finite(c->out, c->n_out);
@@ -96,9 +114,7 @@ int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *int
     const double *rec = c->rec;
     memcpy(c->k, c->xdot, sizeof(double) * c->size);
     if (changed) {
-        memcpy(c->rec_next, c->rec, sizeof(double) * c->rec_size);
-        if (mbs_update_inputs(c->m, c->law, c->inputs, c->inputs_next, c->rec_next, c->update_work))
-            return MBS_COSIM_UPDATE;
+        if (c->fresh_inputs ? fresh_evaluation(c) : updated_evaluation(c)) return MBS_COSIM_UPDATE;
         memcpy(c->k, c->rec_next + n, sizeof(double) * 2 * n);
         rec = c->rec_next;
         if (!mbs_cosim_all_finite(c->k, c->size)) return MBS_COSIM_UPDATE;

@@ -8,8 +8,9 @@
 
 #include "stepping.h"
 
-/* How the outputs of a step are written: mbs_crane_outputs or mbs_cut_outputs (crane_outputs.h). */
-enum { MBS_COSIM_CRANE_OUTPUTS = 0, MBS_COSIM_CUT_OUTPUTS = 1 };
+/* How the outputs of a step are written: mbs_crane_outputs or mbs_cut_outputs (crane_outputs.h), mbs_point_outputs
+ * (point_load.h). */
+enum { MBS_COSIM_CRANE_OUTPUTS = 0, MBS_COSIM_CUT_OUTPUTS = 1, MBS_COSIM_POINT_OUTPUTS = 2 };
 
 /* Why a step was declined (mbs_cosim_step's return value; nothing changed, the caller steps another way). */
 enum { MBS_COSIM_DONE = 0, MBS_COSIM_TIME = 1, MBS_COSIM_INPUTS = 2, MBS_COSIM_UPDATE = 3, MBS_COSIM_STEPPER = 4,
@@ -50,6 +51,9 @@ typedef struct {
     double *x, *xdot, *rec, *inputs;
     double *rec_next, *inputs_next, *update_work; /* scratch: rec_size, n_in, n * n + 2 n */
     long steps, evaluations, accepted, rejected;  /* since the caller last took the point over */
+    /* 1: new inputs are evaluated afresh (mbs_derivative at the point), for a model without an exact update, whose
+     * CoSimulation.set_inputs drops the evaluation; 0: updated by mbs_update_inputs */
+    int fresh_inputs;
 } mbs_cosim;
 
 /* Entry point: the communication step from t (within mbs_time_rounding of c->t) by h with the inputs in the table;

@@ -34,7 +34,8 @@ class Cosim(ctypes.Structure):
                 + [("n_bounds", _I)] + [(name, _P) for name in ("bound_at", "lo", "hi")]
                 + [(name, _D) for name in ("t", "h")]
                 + [(name, _P) for name in ("x", "xdot", "rec", "inputs", "rec_next", "inputs_next", "update_work")]
-                + [(name, _L) for name in ("steps", "evaluations", "accepted", "rejected")])
+                + [(name, _L) for name in ("steps", "evaluations", "accepted", "rejected")]
+                + [("fresh_inputs", _I)])
 
 
 def _ints(values: Sequence[int]) -> np.ndarray:
@@ -75,7 +76,7 @@ class NativeCosimStep:
         whole, c = self._new_record()
         self._record = c
         c.size, c.rec_size = size, rec_size
-        c.outputs_kind = 1 if isinstance(outputs, NativeCutOutputs) else 0
+        c.outputs_kind = outputs.COSIM_KIND
         c.outputs, c.out_work = outputs._ptr, outputs._work_ptr
         c.n_out, c.values, c.index, c.out = len(plan.names), plan.values_pointer, plan.index_pointer, self._out.ctypes.data
         c.n_in, c.n_real, c.n_int = n_inputs, len(real_slots), len(int_slots)
@@ -115,6 +116,16 @@ class NativeCosimStep:
         self._inputs[:c.n_in] = inputs
         c.t, c.h = float(t), float(stepper.h)
         c.steps = c.evaluations = c.accepted = c.rejected = 0
+
+    @property
+    def fresh_inputs(self) -> bool:
+        """Whether new inputs are evaluated afresh (``mbs_derivative`` at the point: a model without an exact input
+        update, whose ``CoSimulation.set_inputs`` drops its evaluation) rather than updated (``mbs_update_inputs``)."""
+        return bool(self._record.fresh_inputs)
+
+    @fresh_inputs.setter
+    def fresh_inputs(self, fresh: bool) -> None:
+        self._record.fresh_inputs = int(bool(fresh))
 
     @property
     def steps(self) -> int:

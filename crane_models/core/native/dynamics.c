@@ -50,15 +50,17 @@ static int solve_prescribed(int n, const int *pres, const double *M, const doubl
 
 /* The state derivative of M udot + C u = tau (43) with tau = -g sum_k m_k dz_k/du (46) + e (the law's
  * efforts are generalized forces): mbs_evaluate, then e and udot, written to the record's udot and
- * efforts slots, so that rec[n : 3n] is xdot = [u; udot]. work as for mbs_evaluate.
- * Returns 0, k + 1 as mbs_evaluate, or -1 when M is not positive definite (udot is then not written). */
+ * efforts slots, so that rec[n : 3n] is xdot = [u; udot]; a law's load (point_load.h) adds its wrench and inertia.
+ * work as for mbs_evaluate. Returns 0, k + 1 as mbs_evaluate, or -1 when M (with a load's inertia: M + G^T A G) is
+ * not positive definite (not regular) (udot is then not written). */
 int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, double *rec,
                    double *work) {
     const int n = m->n;
     const double *q = rec, *u = rec + n;
     double *udot = rec + 2 * n, *eff = rec + 3 * n, *out = rec + record_head(m);
     /* A moving base solves its own partition of M (solve_prescribed): M^-1 would go unused. */
-    const int code = mbs_evaluate_tree(m, q, u, rec + 4 * n, out, work, law->prescribed ? 0 : EV_INVERSE, -1, -1);
+    const int code = mbs_evaluate_tree(m, q, u, rec + 4 * n, out, work, law->prescribed ? 0 : EV_INVERSE,
+                                       law->load ? law->load->body : -1, -1);
     if (code) return code;
     const mbs_out o = layout_of(m, out);
     if (law->prescribed && m->invert) o.Minv[0] = NAN; /* not computed: the record says so (Minv reads None) */
@@ -66,6 +68,11 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
     double *rhs = work, *L = work + n; /* the kinematic scratch is no longer needed */
     mbs_law_efforts(law, n, q, u, inputs, mgz, eff);
     for (int i = 0; i < n; i++) rhs[i] = eff[i] - law->g * mgz[i] - Cu[i];
+    if (law->load) { /* its wrench into rhs; with an inertia it solves its own system (its n n + 7 n + 6 doubles of
+                      * scratch fit in L: mbs_evaluate's work less rhs, with nb >= 1, is n n + 4 n more) */
+        const int solved = mbs_point_load_accelerations(m, law->load, inputs, rec, rhs, udot, L);
+        if (solved) return solved < 0 ? -1 : 0;
+    }
     if (law->prescribed) { /* a moving base: eff_p becomes the generalized force that realises its motion */
         if (solve_prescribed(n, law->prescribed, M, rhs, eff, udot, L)) return -1;
         for (int i = 0; i < n; i++) {
@@ -92,11 +99,12 @@ int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *
  * efforts are affine in the inputs, so efforts += B (new - old) and udot += M^-1 B (new - old) are exact; the
  * record rec of mbs_derivative is changed in place (the caller copies it first when the old one must stay).
  * work: n * n + 2 * n doubles. Returns 0, -1 when M is not positive definite (rec unchanged) or -2 for a law
- * with prescribed coordinates (their udot is an input, not a solve: the caller evaluates anew). */
+ * with prescribed coordinates (their udot is an input, not a solve: the caller evaluates anew) or with a load (its
+ * inertia makes udot non-affine in the inputs). */
 int mbs_update_inputs(const mbs_model *m, const mbs_effort_law *law, const double *old_inputs,
                       const double *new_inputs, double *rec, double *work) {
     const int n = m->n, n_in = law->n_in;
-    if (law->prescribed) return -2;
+    if (law->prescribed || law->load) return -2;
     const mbs_out o = layout_of(m, rec + record_head(m));
     double *d_eff = work, *d_udot = work + n, *L = work + 2 * n;
     for (int i = 0; i < n; i++) {

@@ -3,7 +3,7 @@
 #ifndef CRANE_DYNAMICS_H
 #define CRANE_DYNAMICS_H
 
-#include "kinematics.h"
+#include "point_load.h"
 
 /* Joint efforts given per generalized coordinate (crane_models/effort_laws.py, the specification):
  * e_i = c_i + sum_j B_ij w_j + k1_i q_i + k3_i q_i^3 + d_i u_i [+ end stop_i] [- tau_g,i] with the inputs w --
@@ -21,6 +21,8 @@ typedef struct {
     int gravity_compensation;   /* 1: e -= tau_g = -g mgz */
     const int *prescribed;      /* (n) or NULL: 1 where the coordinate follows a given motion (a moving base):
                                  * the law's value there is its acceleration u'_i, not an effort */
+    const mbs_point_load *load; /* NULL, or a wrench (and an inertia) from the inputs at a point of one body
+                                 * (point_load.h): not with prescribed coordinates; no exact input update */
 } mbs_effort_law;
 
 /* The law's efforts (effort_laws.CoordinateEffortLaw.efforts); mgz: the weight term of (46), for gravity
@@ -31,6 +33,7 @@ void mbs_law_efforts(const mbs_effort_law *law, int n, const double *q, const do
                      const double *mgz, double *eff);
 int mbs_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, double *rec, double *work);
 
+/* mbs_update_inputs returns -2 (the caller evaluates anew) for a law with prescribed coordinates or a load. */
 int mbs_update_inputs(const mbs_model *m, const mbs_effort_law *law, const double *old_inputs,
                       const double *new_inputs, double *rec, double *work);
 

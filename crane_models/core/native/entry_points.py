@@ -28,8 +28,8 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # fmi/platforms.py for every FMU platform. A new .c file is added here, in its floor: the list runs bottom-up
 # (linear algebra, the steppers, the models, a model under a stepper), and each file calls only files listed
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
-SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "dynamics.c", "task.c", "reactions.c",
-           "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
+SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "point_load.c", "dynamics.c", "task.c",
+           "reactions.c", "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
            "cosim_step.c", "cosim_payload.c", "held_base.c", "cosim_held.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
@@ -80,6 +80,9 @@ PROTOTYPES = {
     "mbs_held_base_inputs": (c_int, (_P,) * 5),
     # cosim_held.c
     "mbs_cosim_held_step": (c_int, (_P, c_double, c_double, _P, _P)),
+    # point_load.c
+    "mbs_point_values_size": (c_int, (_P,)),
+    "mbs_point_outputs": (c_int, (_P,) * 6 + (c_int, _P, _P)),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

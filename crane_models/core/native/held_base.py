@@ -108,6 +108,8 @@ class NativeHeldOutputs(_KernelOutputs):
     ``prescribed`` base coordinates ``[roll, pitch, yaw, x0, y0, z0]`` and W0. ``value_names`` as
     :class:`outputs.NativeCraneOutputs`', in held_base.h's order."""
 
+    COSIM_KIND = -1  # not read: mbs_cosim_held_step writes these outputs by mbs_held_outputs itself
+
     def __init__(self, native: NativeSystem, cut: NativeCutOutputs, value_names: Sequence, free: Sequence[int],
                  prescribed: Sequence[int], axial: int, inertia: bool) -> None:
         lib = library()

@@ -11,6 +11,8 @@
  *                 stepper shares (controller, return codes);
  *   rosenbrock.h  rosenbrock.c mbs_rosenbrock_rhs, the Rosenbrock-W method over any right-hand side;
  *   kinematics.h  kinematics.c mbs_evaluate (kinematics, M, C) and the tree walk every entry point starts with;
+ *   point_load.h  point_load.c a wrench and an inertia from the inputs at a point of one body (an effort law's
+ *                 load: the vessel under its crane), and that point's motion as outputs;
  *   dynamics.h    dynamics.c the joint effort law, mbs_derivative (state derivative), mbs_update_inputs (the same
  *                 evaluation for new inputs), mbs_inertial_wrenches;
  *   task.h        task.c mbs_task_derivative (point springs, a programmed constraint and joint friction by the
@@ -47,6 +49,7 @@
 #include "steppers.h"
 #include "rosenbrock.h"
 #include "kinematics.h"
+#include "point_load.h"
 #include "dynamics.h"
 #include "task.h"
 #include "reactions.h"

@@ -82,6 +82,8 @@ class NativeCraneOutputs(_KernelOutputs):
     ``actuators``: ``(flat entry of the (nb, 6) applied wrenches, coordinate, sign)``, in the order of the entries of
     ``loads`` (:class:`wrenches.NativeBaseLoads`, a crane on a moving base) when it is given."""
 
+    COSIM_KIND = 0  # MBS_COSIM_CRANE_OUTPUTS of cosim_step.h: how mbs_cosim_step writes these outputs
+
     def __init__(self, native: NativeSystem, reactions: NativeReactions, law: NativeEffortLaw,
                  value_names: Sequence, x_at: Sequence[int], angle_bodies: Sequence[int], tip_body: int, tip,
                  n_act: int, actuators: Sequence[tuple], rows: Sequence[tuple], loads: NativeBaseLoads | None = None
@@ -132,6 +134,8 @@ class NativeCutOutputs(_KernelOutputs):
     ``joint_of`` and their parents) and the call that writes them. ``value_names`` as :class:`NativeCraneOutputs`',
     in the order of crane_outputs.h: the state, the wrench ``[n; f]`` in the cut body's frame and in body ``frame``'s,
     the tip (3), the efforts."""
+
+    COSIM_KIND = 1  # MBS_COSIM_CUT_OUTPUTS of cosim_step.h
 
     def __init__(self, native: NativeSystem, aux: NativeAuxiliarySpeeds, law: NativeEffortLaw, value_names: Sequence,
                  joint_of: Sequence[int], frame: int, tip_body: int, tip) -> None:

@@ -97,6 +97,8 @@ class NativeIntegration:
                  make_aux=None) -> None:
         if task is not None and law.gravity_compensation:
             raise ValueError("mbs_task_derivative does not compute the weight term a gravity-compensating law needs")
+        if task is not None and law.load is not None:
+            raise ValueError("mbs_task_derivative does not take a law's load")
         self._native, self._law, self._task = native, law, task
         self._make_aux = make_aux if make_aux is not None else (lambda record, tail: self.kinematics(record))
         n = native.n

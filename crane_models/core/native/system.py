@@ -312,17 +312,17 @@ class NativeSystem:
             self._map_domain_error(rec, code)
         kin = NativeKinematics(rec, self._task_layout if task is not None else self._derivative_layout, self.invert)
         if code < 0:
-            if task is not None or law.prescribed:
-                raise np.linalg.LinAlgError("mass matrix or constraint Schur complement is singular")
+            if task is not None or law.prescribed or law.load is not None:
+                raise np.linalg.LinAlgError("mass matrix, constraint Schur complement or M + Gᵀ A G is singular")
             # M not positive definite: numpy's general solve decides (as MultibodySystem.solve)
             kin.udot[:] = np.linalg.solve(kin.M, kin.efforts - law.g * kin.mgz - kin.Cu)
         return kin
 
-    def effort_law(self, law, g: float) -> "NativeEffortLaw":
-        """The kernel's record of an :class:`effort_laws.CoordinateEffortLaw` with gravity ``g``."""
+    def effort_law(self, law, g: float, load=None) -> "NativeEffortLaw":
+        """The kernel's record of an :class:`effort_laws.CoordinateEffortLaw` with gravity ``g`` (and a ``load``)."""
         if law.n != self.n:
             raise ValueError(f"effort law has {law.n} coordinates, the system {self.n}")
-        return NativeEffortLaw(law, g)
+        return NativeEffortLaw(law, g, load)
 
     def projections_record(self, kin: "NativeKinematics") -> np.ndarray:
         """A record with what the wrench functions read (P, Ṗ u, twists of the bodies with mass): the
@@ -359,15 +359,18 @@ class _EffortLaw(ctypes.Structure):
     _fields_ = [("n_in", ctypes.c_int), ("g", ctypes.c_double)] + [
         (name, ctypes.c_void_p) for name in ("constant", "input_gain", "linear", "cubic", "damping", "stop_low",
                                              "stop_high", "stop_k", "stop_c")] + [("gravity_compensation", ctypes.c_int),
-                                                                                   ("prescribed", ctypes.c_void_p)]
+                                                                                   ("prescribed", ctypes.c_void_p),
+                                                                                   ("load", ctypes.c_void_p)]
 
 
 class NativeEffortLaw:
-    """Constant record of a :class:`effort_laws.CoordinateEffortLaw` and gravity, for ``mbs_derivative``."""
+    """Constant record of a :class:`effort_laws.CoordinateEffortLaw` and gravity, for ``mbs_derivative``; ``load``: a
+    :class:`point_load.NativePointLoad` acting with it (its inputs after the law's: ``n_inputs`` counts them)."""
 
-    def __init__(self, law, g: float) -> None:
+    def __init__(self, law, g: float, load=None) -> None:
         self.g = float(g)
-        self.n_inputs = law.n_inputs
+        self.n_inputs = law.n_inputs if load is None else max(law.n_inputs, load.inputs_end)
+        self.load = load  # kept: the record holds its address
         self.gravity_compensation = bool(law.gravity_compensation)
         # Kept as attributes: the record holds raw pointers into them.
         self._arrays = [np.ascontiguousarray(a, dtype=float) for a in (
@@ -380,6 +383,8 @@ class NativeEffortLaw:
         self._prescribed = np.ascontiguousarray(law.prescribed if self.prescribed else np.zeros(0), dtype=np.intc)
         self._struct = _EffortLaw(law.n_inputs, self.g, *ptrs, int(law.gravity_compensation),
                                   self._prescribed.ctypes.data if self.prescribed else None)
+        if load is not None:
+            if self.prescribed:
+                raise ValueError("a law with prescribed coordinates takes no load (mbs_derivative)")
+            self._struct.load = load.pointer
         self.pointer = ctypes.addressof(self._struct)
-
-

@@ -56,9 +56,10 @@ from ...core.moving_base.interface import BASE_VELOCITY, MOTION, WRENCH
 from ...core.moving_base.interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS,
                                                    inertia_matrix, inertia_values, interface_inertia)
 from ...core.native.outputs import OutputWriters
-from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, VesselCraneController, VesselCraneInitialState,
-                           VesselCraneParameters, crane_bodies)
+from .crane import (INPUTS as VC_INPUTS, INTERFACE_CUT, PITCH_LIMIT, VesselCraneController, VesselCraneInitialState,
+                    VesselCraneParameters, crane_bodies)
 from .split_kernel import HeldBaseKernel
+from .vessel_kernel import VesselKernel
 
 __all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
            "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates",
@@ -298,10 +299,16 @@ class CraneOnMovingBaseModel:
 
 
 class VesselModel:
-    """Body 1 on its cubic springs under an external wrench at the crane base; ``x = [q1..q3, u1..u3]``."""
+    """Body 1 on its cubic springs under an external wrench at the crane base; ``x = [q1..q3, u1..u3]``.
+
+    With the compiled kernel the right-hand side, the stepping, the outputs and the whole communication step run
+    there (:mod:`.vessel_kernel`); the numpy code below is the specification and the path without the kernel."""
 
     input_names = [name for name, _, _ in VESSEL_INPUTS] + [name for _, _, name in INERTIA_NAMES]
     state_size = 6
+    # No exact input update (A makes u̇ non-affine in the inputs): new inputs are evaluated afresh, and the kernel's
+    # communication step does the same (fmi/kernel_steps.py).
+    kernel_fresh_inputs = True
 
     def __init__(self, params=None):
         self.params = p = params if params is not None else VesselParameters()
@@ -311,6 +318,9 @@ class VesselModel:
         self._vessel = self.system.index["vessel"]
         self._base = np.array([0.0, 0.0, p.l1])  # crane base in Frame 1
         self._arm = self._base - self.system.com[self._vessel]  # COG → crane base, Frame 1
+        self._kernel = VesselKernel(self.system, self._springs, p.g, self._vessel, self._base)
+        # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
+        self.write_outputs = OutputWriters(self.output_writer)
 
     def external_wrenches(self, force: np.ndarray, moment: np.ndarray) -> np.ndarray:
         """The input wrench moved from the crane base to the vessel COG, ``[f; n]`` per body (46)."""
@@ -320,6 +330,11 @@ class VesselModel:
         return w
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        """``(ẋ, aux)``: the kernel's evaluation (aux its kinematics) when it is loaded, else numpy's (aux
+        ``(kin, u̇)``)."""
+        kin = self._kernel.derivative(x, inputs)
+        if kin is not None:
+            return kin.xdot, kin
         kin = self.system.kinematics(x[:3], x[3:])
         tau = self.system.gravity_forces(kin, self.params.g) + self._springs.efforts(x[:3], x[3:], inputs[:0])
         tau += self.system.generalized_forces(kin, self.external_wrenches(inputs[:3], inputs[3:6]))
@@ -356,7 +371,23 @@ class VesselModel:
         return {"angular_velocity": omega, "angular_acceleration": alpha, "base_velocity": vel,
                 "base_acceleration": acc}
 
+    def compiled(self, t: float, inputs: np.ndarray):
+        """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without it."""
+        return self._kernel.compiled(inputs)
+
+    def output_writer(self, names: tuple, constants: dict | None = None):
+        """``write(x, inputs, aux, out)``: the outputs ``names`` by ``mbs_point_outputs`` when ``aux`` is the
+        kernel's, else from :meth:`outputs`."""
+        return self._kernel.output_writer(names, constants or {}, lambda x, inputs, aux: self.outputs(0.0, x, inputs,
+                                                                                                     aux))
+
+    def kernel_step_parts(self, names: tuple, constants: dict | None = None):
+        """What the kernel's communication step needs besides the stepping (fmi/kernel_steps.py), None without it."""
+        return self._kernel.step_parts(names, constants, PITCH_LIMIT)
+
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        if not isinstance(aux, tuple):  # the kernel's evaluation
+            return self._kernel.outputs(x, aux)
         kin, udot = aux
         out = {"roll": x[0], "pitch": x[1], "yaw": x[2]}
         for name, vec in self.motion(kin, udot).items():
@@ -366,5 +397,6 @@ class VesselModel:
     def check_state(self, x: np.ndarray) -> None:
         if not np.all(np.isfinite(x)):
             raise ValueError(f"state became non-finite: {x}")
-        if abs(x[1]) > 1.4:  # as VesselCraneModel: E of (53) is singular at pitch ±π/2
-            raise ValueError(f"vessel pitch = {x[1]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")
+        if abs(x[1]) > PITCH_LIMIT:  # as VesselCraneModel: E of (53) is singular at pitch ±π/2
+            raise ValueError(f"vessel pitch = {x[1]:.4g} rad is beyond ±{PITCH_LIMIT} rad, near the Euler-angle "
+                             "singularity of eq. (53)")
