@@ -26,7 +26,9 @@
  *   cosim_step.h  cosim_step.c mbs_cosim_step: a communication step of a tree model from a value table's inputs to
  *                 its outputs (what an FMU's doStep does when nothing in it needs Python);
  *   cosim_payload.h  cosim_payload.c mbs_cosim_payload_step: the same with a payload on the wire, declined at a
- *                 state event (the caller locates it).
+ *                 state event (the caller locates it);
+ *   task_outputs.h  task_outputs.c mbs_task_outputs: every output of a tree with a task (the flexible crane) from one
+ *                 evaluation, written into the caller's output table by an index map.
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
  * as integration/integrators.py steps the Python models.
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
@@ -53,6 +55,7 @@
 #include "stepping.h"
 #include "cosim_step.h"
 #include "cosim_payload.h"
+#include "task_outputs.h"
 
 /* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with
  * -fvisibility=hidden and defines MBS_EXPORTS as MBS_EXPORT(name) for each of them (setup.py, fmi/platforms.py):
