@@ -8,7 +8,8 @@ int mbs_task_values_size(const mbs_task_outputs_model *o) {
 }
 
 /* Resultant force and moment about the body frame's origin of the task's springs (20), Frame 0
- * (springs.PointSprings.resultant): p = o + R r, v = R v_cog + (R w) x (p - cog), f = -k (p - r) - c v. */
+ * (springs.PointSprings.resultant, whose plain sums this repeats in the same order, bit for bit): p = o + R r,
+ * v = R v_cog + (R w) x (p - cog), f = -k (p - r) - c v. */
 static void spring_resultant(const record_view *v, const mbs_task *task, double *force, double *moment) {
     const int b = task->spring_body;
     const double *R = v->rot + 9 * b, *o = v->org + 3 * b, *cg = v->cog + 3 * b, *tw = v->twist + 6 * b;
@@ -31,7 +32,7 @@ static void spring_resultant(const record_view *v, const mbs_task *task, double 
 
 /* The end of a chain (the origin of end_body) from the origin of its first body, in that body's frame (y, z), and
  * the twist of the last body about the x axis relative to the first: atan2 of (R_0^T R_last)[2, 1], [2, 2]
- * (statics.link_deflection). */
+ * (statics.link_deflection, the same sums in the same order). */
 static void chain_deflection(const record_view *v, const mbs_task_outputs_model *o, double *out) {
     const double *R0 = v->rot + 9 * o->root_body, *Rl = v->rot + 9 * o->last_body;
     const double *o0 = v->org + 3 * o->root_body, *e = v->org + 3 * o->end_body;
