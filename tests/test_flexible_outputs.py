@@ -179,3 +179,23 @@ def test_the_kernel_writes_the_table_without_the_specifications_dict(monkeypatch
     sim.write_outputs(names, table)
     scale = np.array([abs(expected[n]) for n in names])
     assert np.all(np.abs(table - [expected[n] for n in names]) <= TOLERANCE * np.maximum(scale, 1e3))
+
+
+def test_a_programmed_start_set_anew_reaches_the_kernels_outputs():
+    """``set_programmed_start`` makes the crane's task anew (another z_E,s of (22)): a writer made before it writes
+    z_E,a(t) of the new constraint, as the specification does, not the old task's."""
+    from crane_models.models.flexible_crane.parameters import FlexibleCraneInitialState
+
+    spec = SPECS["FlexibleCrane"]()
+    model, x0, options = spec.build({v.name: v.start for v in spec.parameters})
+    names = tuple(v.name for v in spec.outputs)
+    sim = CoSimulation(model, x0, inputs=np.array([0.0]), **options)
+    sim.step(STEP)
+    table = np.empty(len(names))
+    sim.write_outputs(names, table)  # the writer of these names is made and kept
+    before = table[names.index("z_E_programmed")]
+    init = FlexibleCraneInitialState()
+    model.crane.set_programmed_start(type(init)(**{**vars(init), "q_c2_0": init.q_c2_0 + 0.2}))
+    sim.write_outputs(names, table)
+    expected = sim.outputs()["z_E_programmed"]
+    assert abs(expected - before) > 0.1 and table[names.index("z_E_programmed")] == expected

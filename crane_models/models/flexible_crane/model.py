@@ -15,7 +15,7 @@ from .statics import link_deflection, static_equilibrium
 __all__ = ["FlexibleCraneModel"]
 
 # The outputs in the order the kernel computes them (task_outputs.h): state entries, tip, z_E,a, Φ, constraint force,
-# λ, friction torques, normal forces, support resultant, link (c,2) deflection, drive. x_at in model.__init__.
+# λ, friction torques, normal forces, support resultant, link (c,2) deflection, drive (x_at: _kernel_outputs).
 _STATE_OUTPUTS = ("q_c1", "q_c2", "q_c3", "u_c1", "u_c2", "u_c3", "x_b", "y_b", "z_b", "psi_b", "theta_b", "phi_b",
                   "bristle_z_1", "bristle_z_2", "bristle_z_3")
 _KERNEL_VALUE_ORDER = (_STATE_OUTPUTS + ("tip_x", "tip_y", "tip_z", "z_E_programmed", "phi1", "phi2")
@@ -47,15 +47,20 @@ class FlexibleCraneModel:
             values = self.outputs(t, x, inputs, aux)
             out[:] = [values[name] for name in names]
 
+        # NativeTaskOutputs -> its index map of names, looked up at each call: the crane's task may be made anew
+        # (set_programmed_start); an unknown name fails here, at once
         kernel = self._kernel_outputs()
-        if kernel is None:
-            return from_dict
-        plan = kernel.plan(names)
+        made = {} if kernel is None else {kernel: kernel.plan(names)}
 
         def write(t, x, inputs, aux, out) -> None:
             kin = aux["kin"]
-            if not isinstance(kin, NativeKinematics):
+            kernel = self._kernel_outputs()
+            if kernel is None or not isinstance(kin, NativeKinematics):
                 return from_dict(t, x, inputs, aux, out)
+            plan = made.get(kernel)
+            if plan is None:
+                made.clear()
+                plan = made[kernel] = kernel.plan(names)
             kernel.write(plan, t, x, kin.record, out)
 
         return write
