@@ -31,7 +31,8 @@ import pytest
 from crane_models.core import native
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models.registry import SPECS
-from fmu_helpers import NO_KERNEL
+from fmu_helpers import NO_KERNEL, build_fmi3_fmus, build_fmus, needs_runtime
+from value_table_host import Instance, Specification
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason=NO_KERNEL)
 
@@ -199,3 +200,54 @@ def test_a_programmed_start_set_anew_reaches_the_kernels_outputs():
     sim.write_outputs(names, table)
     expected = sim.outputs()["z_E_programmed"]
     assert abs(expected - before) > 0.1 and table[names.index("z_E_programmed")] == expected
+
+
+FMU_SETTINGS = {"n_rfe": 4, "friction_model": 1, "constraints_enabled": True}  # Dahl: the FMU's other friction law
+
+
+@needs_runtime
+@pytest.mark.parametrize("version", (2, 3))
+def test_the_fmus_table_equals_the_specification_across_the_pulse_and_a_restore(tmp_path_factory, version):
+    """The FMU, FMI 2.0 and 3.0 (fmpy; the outputs served from the runtime's table, written by ``mbs_task_outputs``)
+    against the model and its co-simulation driven in this process (``CoSimulation.outputs``, the dict): 10 ms steps
+    across the pulse's end (0.1 s), a state saved at 0.05 s restored after 0.12 s and replayed with other torques,
+    the outputs read after each step and after each input set. 1e-12 of each output's largest magnitude
+    (tests/test_value_table.py's bound: both sides run the same code, the table's outputs are the dict's to the
+    last bit on the same evaluation)."""
+    fmus = build_fmus(tmp_path_factory) if version == 2 else build_fmi3_fmus(tmp_path_factory)
+    spec = SPECS["FlexibleCrane"]()
+    names = [v.name for v in spec.outputs]
+    s = Instance(fmus / "FlexibleCrane.fmu", version, "flexible")
+    s.enter_initialization()
+    s.set({**FMU_SETTINGS, "column_torque": _torque(0)})
+    s.fmu.exitInitializationMode()
+    assert s.on_table, s.messages[:5]
+    ref = Specification(spec, FMU_SETTINGS, {"column_torque": _torque(0)})
+    got, want, saved = [], [], None
+
+    def read(u: dict) -> None:
+        values = s.get(names)
+        got.append([values[n] for n in names])
+        reference = ref.outputs(u)
+        want.append([reference[n] for n in names])
+
+    for k in list(range(13)) + [105 + j for j in range(7)]:  # 105...: the replay from 0.05 s, other torques
+        if k == 105:
+            s.set_state(saved)
+            ref.sim.set_state(ref_saved)
+        t = round((k if k < 100 else k - 100) * STEP, 12)
+        u = {"column_torque": _torque(k)}
+        s.set(u)
+        read(u)  # the outputs for the new input, before the step
+        assert s.step(t, STEP) == 0, s.errors()
+        ref.step(t, STEP, u)
+        read(u)
+        if k == 4:
+            saved, ref_saved = s.get_state(), ref.sim.get_state()
+    got, want = np.array(got), np.array(want)
+    scale = np.max(np.abs(want), axis=0)
+    bad = [(n, float(np.max(np.abs(got[:, j] - want[:, j])) / scale[j])) for j, n in enumerate(names)
+           if np.any(np.abs(got[:, j] - want[:, j]) > TOLERANCE * scale[j])]
+    assert not bad, bad
+    assert s.errors() == []
+    s.close()
