@@ -118,9 +118,33 @@ class PointSprings:
         return p, -self.stiffness * (p - self.points) - self.damping * v
 
     def resultant(self, kin: Kinematics) -> tuple:
-        """Resultant force on the body and its moment about the body frame origin, Frame 0."""
-        p, f = self.forces(kin)
-        return f.sum(axis=0), cross(p - kin.origin[self.body], f).sum(axis=0)
+        """Resultant force on the body and its moment about the body frame origin, Frame 0: the forces of
+        :meth:`forces`, summed spring by spring.
+
+        Written as plain sums of products, in the order the kernel's ``mbs_task_outputs`` repeats bit for bit (numpy's
+        ``@`` may go through BLAS, whose summation order and fused multiply-adds are the library's): each force is a
+        stiffness times a deflection of ~1e-4 m taken from positions of ~1 m, so another rounding of a position moves
+        a nearly balanced resultant by ~1e-12 of itself."""
+        b = self.body
+        R, o, g, tw = (kin.rotation[b].tolist(), kin.origin[b].tolist(), kin.cog[b].tolist(), kin.twist[b].tolist())
+
+        def turned(v):  # R v
+            return [row[0] * v[0] + row[1] * v[1] + row[2] * v[2] for row in R]
+
+        def crossed(a, c):
+            return [a[1] * c[2] - a[2] * c[1], a[2] * c[0] - a[0] * c[2], a[0] * c[1] - a[1] * c[0]]
+
+        w, v_cog = turned(tw[:3]), turned(tw[3:])
+        force, moment = [0.0] * 3, [0.0] * 3
+        for r, k, c in zip(self.points.tolist(), self.stiffness.tolist(), self.damping.tolist()):
+            p = [a + oi for a, oi in zip(turned(r), o)]
+            x = crossed(w, [p[i] - g[i] for i in range(3)])
+            f = [-k[i] * (p[i] - r[i]) - c[i] * (v_cog[i] + x[i]) for i in range(3)]
+            m = crossed([p[i] - o[i] for i in range(3)], f)
+            for i in range(3):
+                force[i] += f[i]
+                moment[i] += m[i]
+        return np.array(force), np.array(moment)
 
     def generalized_forces(self, kin: Kinematics) -> np.ndarray:
         """``Σ_s J_sᵀ F_s``: the resultant at the COG as force and moment (eq. (46) form)."""

@@ -30,7 +30,8 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
 SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "point_load.c", "dynamics.c", "task.c",
            "reactions.c", "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
-           "cosim_step.c", "cosim_payload.c", "held_base.c", "cosim_held.c")
+           "cosim_step.c", "cosim_payload.c", "held_base.c", "cosim_held.c",
+           "task_outputs.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -83,6 +84,9 @@ PROTOTYPES = {
     # point_load.c
     "mbs_point_values_size": (c_int, (_P,)),
     "mbs_point_outputs": (c_int, (_P,) * 6 + (c_int, _P, _P)),
+    # task_outputs.c
+    "mbs_task_values_size": (c_int, (_P,)),
+    "mbs_task_outputs": (c_int, (_P, _P, c_double) + (_P,) * 5 + (c_int, _P)),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

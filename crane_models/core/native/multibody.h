@@ -31,7 +31,9 @@
  *                 state event (the caller locates it);
  *   held_base.h   held_base.c mbs_held_derivative, mbs_held_integrate, mbs_held_outputs (a crane on a base held over
  *                 each step: a model under the stepper, the floor of payload.c, with its outputs);
- *   cosim_held.h  cosim_held.c mbs_cosim_held_step: mbs_cosim_step's step for a crane on a held base.
+ *   cosim_held.h  cosim_held.c mbs_cosim_held_step: mbs_cosim_step's step for a crane on a held base;
+ *   task_outputs.h  task_outputs.c mbs_task_outputs: every output of a tree with a task (the flexible crane) from one
+ *                 evaluation, written into the caller's output table by an index map.
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
  * as integration/integrators.py steps the Python models.
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
@@ -61,6 +63,7 @@
 #include "cosim_payload.h"
 #include "held_base.h"
 #include "cosim_held.h"
+#include "task_outputs.h"
 
 /* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with
  * -fvisibility=hidden and defines MBS_EXPORTS as MBS_EXPORT(name) for each of them (setup.py, fmi/platforms.py):

@@ -162,13 +162,14 @@ class NativeCutOutputs(_KernelOutputs):
 
 class OutputWriters:
     """A model's ``write_outputs`` (:meth:`integration.cosimulation.CoSimulation.write_outputs`): for each list of
-    names the writer ``make(names)`` returns -- ``write(x, inputs, aux, out)`` -- made once and kept (a few lists:
-    a host asks for one or two)."""
+    names the writer ``make(names)`` returns -- ``write(x, inputs, aux, out)``, or with ``timed``
+    ``write(t, x, inputs, aux, out)`` (outputs that depend on the time, not only on the evaluation) -- made once and
+    kept (a few lists: a host asks for one or two)."""
 
     KEPT = 8
 
-    def __init__(self, make) -> None:
-        self._make, self._writers = make, {}
+    def __init__(self, make, timed: bool = False) -> None:
+        self._make, self._writers, self._timed = make, {}, timed
 
     def __call__(self, t: float, x: np.ndarray, inputs: np.ndarray, aux, names: tuple, out: np.ndarray) -> None:
         key = names if isinstance(names, tuple) else tuple(names)
@@ -177,7 +178,10 @@ class OutputWriters:
             if len(self._writers) >= self.KEPT:
                 self._writers.clear()
             writer = self._writers[key] = self._make(key)
-        writer(x, inputs, aux, out)
+        if self._timed:
+            writer(t, x, inputs, aux, out)
+        else:
+            writer(x, inputs, aux, out)
 
 
 def kernel_writer(kernel: _KernelOutputs | None, names: tuple, constants: dict, outputs: Callable,

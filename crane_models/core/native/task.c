@@ -2,8 +2,7 @@
  * articulated-body algorithm (Jarzebowska, Urbas & Augustynek 2019; Featherstone). See multibody.h. */
 #include "multibody.h"
 
-/* z_E,a(t) of (22) and its first two derivatives (programmed_motion.quintic_rise). */
-static void quintic_rise(double t, double z0, double dz, double tc, double *out) {
+void mbs_quintic_rise(double t, double z0, double dz, double tc, double *out) {
     if (t <= 0.0) { out[0] = z0; out[1] = out[2] = 0.0; return; }
     if (t >= tc) { out[0] = z0 + dz; out[1] = out[2] = 0.0; return; }
     const double s = t / tc;
@@ -98,7 +97,7 @@ static void ellipse_height_constraint(const record_view *v, const mbs_task *task
     double vel[3], za[3], x[3];
     cross3(V, p, x);
     for (int i = 0; i < 3; i++) vel[i] = V[3 + i] + x[i];
-    quintic_rise(t, cp[2], cp[3], cp[4], za);
+    mbs_quintic_rise(t, cp[2], cp[3], cp[4], za);
     G[0] = 2.0 * p[0] / (cp[0] * cp[0]);
     G[1] = 2.0 * p[1] / (cp[1] * cp[1]);
     G[2] = G[3] = G[4] = 0.0;

@@ -25,6 +25,9 @@ typedef struct {
 int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                         double t, const double *z, double *rec, double *result, double *work);
 
+/* z_E,a(t) of (22) and its first two derivatives (programmed_motion.quintic_rise): out[0..2]. */
+void mbs_quintic_rise(double t, double z0, double dz, double tc, double *out);
+
 /* Bristle rate (14) of joint jn of a task and its derivatives by the joint rate v and the deflection z (task.c). */
 void mbs_bristle_jacobian(const mbs_task *task, int jn, double v, double z, double *dzdot_dv, double *dzdot_dz);
 

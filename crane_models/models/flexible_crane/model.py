@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.native import NativeKinematics
+from ...core.native.outputs import OutputWriters
+from ...core.native.task_outputs import NativeTaskOutputs
 from ...core.programmed_motion import quintic_rise
 from .crane import INPUTS, FlexibleCrane
 from .parameters import FlexibleCraneInitialState
 from .statics import link_deflection, static_equilibrium
 
 __all__ = ["FlexibleCraneModel"]
+
+# The outputs in the order the kernel computes them (task_outputs.h): state entries, tip, z_E,a, Φ, constraint force,
+# λ, friction torques, normal forces, support resultant, link (c,2) deflection, drive (x_at: _kernel_outputs).
+_STATE_OUTPUTS = ("q_c1", "q_c2", "q_c3", "u_c1", "u_c2", "u_c3", "x_b", "y_b", "z_b", "psi_b", "theta_b", "phi_b",
+                  "bristle_z_1", "bristle_z_2", "bristle_z_3")
+_KERNEL_VALUE_ORDER = (_STATE_OUTPUTS + ("tip_x", "tip_y", "tip_z", "z_E_programmed", "phi1", "phi2")
+                       + tuple(f"constraint_force_{a}" for a in "xyz") + ("lambda1", "lambda2")
+                       + tuple(f"friction_torque_{i}" for i in (1, 2, 3)) + tuple(f"normal_force_{i}" for i in (1, 2, 3))
+                       + tuple(f"support_force_{a}" for a in "xyz") + tuple(f"support_moment_{a}" for a in "xyz")
+                       + ("link2_deflection_y", "link2_deflection_z", "link2_torsion", "drive_torque"))
 
 
 class FlexibleCraneModel:
@@ -21,6 +34,52 @@ class FlexibleCraneModel:
         self.crane = crane if crane is not None else FlexibleCrane()
         self.n = self.crane.n
         self.state_size = 2 * self.n + 3
+        self._kernel = None  # (the kernel's task, NativeTaskOutputs) once built
+        # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call; timed: the
+        # programmed height z_E,a(t) (22) is the time's, not the evaluation's
+        self.write_outputs = OutputWriters(self.output_writer, timed=True)
+
+    def output_writer(self, names: tuple):
+        """``write(t, x, inputs, aux, out)``: the outputs ``names`` at time ``t`` and state ``x`` with the evaluation
+        ``aux`` there into ``out`` -- by ``mbs_task_outputs`` when ``aux`` is the kernel's, else from :meth:`outputs`
+        (the specification)."""
+        def from_dict(t, x, inputs, aux, out) -> None:
+            values = self.outputs(t, x, inputs, aux)
+            out[:] = [values[name] for name in names]
+
+        # NativeTaskOutputs -> its index map of names, looked up at each call: the crane's task may be made anew
+        # (set_programmed_start); an unknown name fails here, at once
+        kernel = self._kernel_outputs()
+        made = {} if kernel is None else {kernel: kernel.plan(names)}
+
+        def write(t, x, inputs, aux, out) -> None:
+            kin = aux["kin"]
+            kernel = self._kernel_outputs()
+            if kernel is None or not isinstance(kin, NativeKinematics):
+                return from_dict(t, x, inputs, aux, out)
+            plan = made.get(kernel)
+            if plan is None:
+                made.clear()
+                plan = made[kernel] = kernel.plan(names)
+            kernel.write(plan, t, x, kin.record, out)
+
+        return write
+
+    def _kernel_outputs(self) -> NativeTaskOutputs | None:
+        """The kernel's record of the outputs (built on first use, again when the crane's task is new), None
+        without the kernel."""
+        native = self.crane.native_task()
+        if native is None:
+            return None
+        system, _, task, _ = native
+        if self._kernel is None or self._kernel[0] is not task:
+            crane, n = self.crane, self.n
+            jc = [int(i) for i in crane.joint_coords]
+            x_at = jc + [n + i for i in jc] + list(range(6)) + [2 * n + i for i in range(3)]
+            outputs = NativeTaskOutputs(system, task, _KERNEL_VALUE_ORDER, x_at, crane.i_tip, crane.i_root,
+                                        crane.i_last, crane.i_link3, jc[0])
+            self._kernel = (task, outputs)
+        return self._kernel[1]
 
     def initial_state(self, init: FlexibleCraneInitialState | None = None, static: bool = False) -> np.ndarray:
         """``x0`` of (23) (or, with ``static``, the static equilibrium at the same joint angles)."""

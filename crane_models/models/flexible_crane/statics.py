@@ -99,11 +99,17 @@ def stable_step(crane: FlexibleStructure, q: np.ndarray) -> float:
 
 def link_deflection(crane: FlexibleStructure, kin: Kinematics) -> dict:
     """Tip of link (c,2) relative to its undeformed position, in the frame of the root element, and the
-    twist of the tip frame about the link axis."""
+    twist of the tip frame about the link axis (relative to the root's).
+
+    ``R0ᵀ d`` and ``(R0ᵀ R_last)[2, 1:]`` are written as plain sums of three products, so that the kernel
+    (``mbs_task_outputs``) repeats them bit for bit: numpy's ``@`` may go through BLAS, whose summation order and fused
+    multiply-adds are the library's, and these outputs are small differences (a rigid link's are rounding noise)."""
     r0, rl = crane.i_root, crane.i_last
-    R0 = kin.rotation[r0]
-    tip = kin.origin[crane.i_link3]  # the link (c,3) pivot = end of link (c,2)
-    rel = R0.T @ (tip - kin.origin[r0])
-    Rrel = R0.T @ kin.rotation[rl]
-    return {"link2_deflection_y": rel[1], "link2_deflection_z": rel[2],
-            "link2_torsion": math.atan2(Rrel[2, 1], Rrel[2, 2])}
+    R0, Rl = kin.rotation[r0].tolist(), kin.rotation[rl].tolist()
+    d = (kin.origin[crane.i_link3] - kin.origin[r0]).tolist()  # to the link (c,3) pivot = end of link (c,2)
+
+    def turned(i: int, v) -> float:  # (R0ᵀ v)[i]
+        return R0[0][i] * v[0] + R0[1][i] * v[1] + R0[2][i] * v[2]
+
+    return {"link2_deflection_y": turned(1, d), "link2_deflection_z": turned(2, d),
+            "link2_torsion": math.atan2(turned(2, [row[1] for row in Rl]), turned(2, [row[2] for row in Rl]))}
