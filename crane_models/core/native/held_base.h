@@ -32,8 +32,8 @@ int mbs_held_base_inputs(const mbs_model *m, const mbs_held_base *hb, const doub
 
 /* The state's size: 2 nf, and 7 more with the load's integral. */
 int mbs_held_size(const mbs_held_base *hb);
-/* ydot = [u_f; u'_f] (and [W; 1] with hb->load) at y = [q_f; u_f] (and the integral): the record rec of mbs_derivative (law with the base's coordinates
- * prescribed) at the whole q, u. Returns as mbs_derivative. */
+/* ydot = [u_f; u'_f] (and [W; 1] with hb->load) at y = [q_f; u_f] (and the integral): the record rec of
+ * mbs_derivative (law with the base's coordinates prescribed) at the whole q, u. Returns as mbs_derivative. */
 int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
                         const double *y, double *ydot, double *rec, double *work);
 /* mbs_integrate (stepping.h) over mbs_held_derivative: the same arguments, hb in the place of the task. */

@@ -70,7 +70,8 @@ class _Tableau(ctypes.Structure):
 class _Stepper(ctypes.Structure):
     _fields_ = [(name, ctypes.c_double) for name in ("rtol", "atol", "max_step", "min_step", "h", "t")] + [
         (name, ctypes.c_long) for name in ("evaluations", "accepted", "rejected", "max_steps")] + [
-        ("cancel", ctypes.c_void_p), ("poll", ctypes.c_void_p), ("poll_ctx", ctypes.c_void_p), ("controlled", ctypes.c_int)]
+        ("cancel", ctypes.c_void_p), ("poll", ctypes.c_void_p), ("poll_ctx", ctypes.c_void_p)] + [
+        ("controlled", ctypes.c_int)]
 
 
 class NativeTableau:

@@ -41,6 +41,7 @@ Choices where the paper is silent:
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -63,8 +64,8 @@ from .vessel_kernel import VesselKernel
 
 __all__ = ["CraneOnMovingBaseParameters", "VesselParameters", "CraneInitialState", "VesselInitialState",
            "CraneOnMovingBaseModel", "VesselModel", "euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates",
-           "euler_accelerations",
-           "MOTION", "WRENCH", "MEAN_WRENCH", "BASE_VELOCITY", "CRANE_INPUTS", "CRANE_OUTPUTS", "VESSEL_INPUTS", "VESSEL_OUTPUTS"]
+           "euler_accelerations", "MOTION", "WRENCH", "MEAN_WRENCH", "BASE_VELOCITY", "CRANE_INPUTS", "CRANE_OUTPUTS",
+           "VESSEL_INPUTS", "VESSEL_OUTPUTS"]
 
 
 def _subset(name: str, source, fields: tuple):
@@ -77,11 +78,9 @@ def _subset(name: str, source, fields: tuple):
 CraneOnMovingBaseParameters = _subset("CraneOnMovingBaseParameters", VesselCraneParameters,
                                       ("l2", "l3", "l4", "d2", "d3", "d4", "m2", "m3", "m4", "g"))
 CraneOnMovingBaseParameters.__doc__ = "Table I for Bodies 2-4 (masses in kg), ``l4`` (l4 = l3) and gravity."
-VesselParameters = _subset("VesselParameters", VesselCraneParameters,
-                           ("l1", "d1", "m1", "k1", "k2", "k3", "g"))
+VesselParameters = _subset("VesselParameters", VesselCraneParameters, ("l1", "d1", "m1", "k1", "k2", "k3", "g"))
 VesselParameters.__doc__ = "Table I for Body 1, the springs of §III-D and gravity; ``l1`` places the crane base."
-CraneInitialState = _subset("CraneInitialState", VesselCraneInitialState,
-                            ("q4_0", "q5_0", "q6_0", "u4_0", "u5_0", "u6_0"))
+CraneInitialState = _subset("CraneInitialState", VesselCraneInitialState, ("q4_0", "q5_0", "q6_0", "u4_0", "u5_0", "u6_0"))
 VesselInitialState = _subset("VesselInitialState", VesselCraneInitialState,
                              ("q1_0", "q2_0", "q3_0", "u1_0", "u2_0", "u3_0"))
 
@@ -112,8 +111,7 @@ MEAN_WRENCH = ([(f"interface_force_mean_{a}", "N", f"interface force on the vess
 # The outputs of fixed value: the point of attack is the crane base point itself (core.moving_base.ship).
 _FIXED_OUTPUTS = {f"point_of_attack_{a}": 0.0 for a in "xyz"}
 # Every output of the crane's model, in the order of its outputs dict.
-_ALL_OUTPUTS = tuple(name for name, _, _ in tuple(CRANE_OUTPUTS) + tuple(MEAN_WRENCH)) + tuple(
-    f"point_of_attack_{a}" for a in "xyz")
+_ALL_OUTPUTS = tuple(name for name, _, _ in CRANE_OUTPUTS + tuple(MEAN_WRENCH)) + tuple(_FIXED_OUTPUTS)
 VESSEL_INPUTS = tuple(WRENCH)
 VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 
@@ -378,8 +376,7 @@ class VesselModel:
     def output_writer(self, names: tuple, constants: dict | None = None):
         """``write(x, inputs, aux, out)``: the outputs ``names`` by ``mbs_point_outputs`` when ``aux`` is the
         kernel's, else from :meth:`outputs`."""
-        return self._kernel.output_writer(names, constants or {}, lambda x, inputs, aux: self.outputs(0.0, x, inputs,
-                                                                                                     aux))
+        return self._kernel.output_writer(names, constants or {}, functools.partial(self.outputs, 0.0))
 
     def kernel_step_parts(self, names: tuple, constants: dict | None = None):
         """What the kernel's communication step needs besides the stepping (fmi/kernel_steps.py), None without it."""
