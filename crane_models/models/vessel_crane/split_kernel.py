@@ -19,9 +19,9 @@ from ...core.moving_base.interface_inertia import INERTIA_ZEROS
 from ...core.native import NativeKinematics
 from ...core.native.cosim_held import NativeHeldCosimStep
 from ...core.native.held_base import NativeHeldBase, NativeHeldOutputs
-from ...core.native.outputs import NativeCutOutputs
+from ...core.native.outputs import NativeCutOutputs, kernel_writer
 
-__all__ = ["HeldBaseKernel", "held_base_law", "dict_writer", "KERNEL_VALUE_ORDER"]
+__all__ = ["HeldBaseKernel", "held_base_law", "KERNEL_VALUE_ORDER"]
 
 # The split crane's tree (split.py): 0-2 roll, pitch, yaw; 3-5 the crane; 6-8 the base point along x0, y0, z0.
 FREE, PRESCRIBED = (3, 4, 5), (0, 1, 2, 6, 7, 8)
@@ -41,17 +41,6 @@ def held_base_law(controller) -> CoordinateEffortLaw:
     are inputs), the PD controller (63) with the torque inputs in the crane's joints. Its inputs: the Euler-angle
     accelerations (3), ``q_ref`` (3), ``τ_in`` (3), the base point's acceleration in Frame 0 (3)."""
     return stacked(prescribed_accelerations(3), pd_control(controller.kp, controller.kd), prescribed_accelerations(3))
-
-
-def dict_writer(names: tuple, constants: dict, reference: Callable) -> Callable:
-    """``write(x, inputs, aux, out)`` of the outputs ``names`` from the dict ``reference(x, inputs, aux)`` with
-    ``constants`` (name: number) over it (as core.native.outputs.kernel_writer without a kernel)."""
-    def write(x, inputs, aux, out) -> None:
-        values = reference(x, inputs, aux)
-        values.update(constants)
-        out[:] = [values[name] for name in names]
-
-    return write
 
 
 class HeldBaseKernel:
@@ -130,7 +119,7 @@ class HeldBaseKernel:
         evaluation, else from ``reference(x, inputs, aux)`` (the model's outputs dict) with ``constants``."""
         parts = self.parts()
         fixed = dict(constants)
-        from_dict = dict_writer(names, fixed, reference)
+        from_dict = kernel_writer(None, names, fixed, reference, None)  # the dict with the constants over it
         if parts is None:
             return from_dict
         outputs = parts[2]
