@@ -34,7 +34,7 @@ def _knuckle_boom(stepper: str, max_step: float, budget: int) -> CoSimulation:
                         **options)
 
 
-@pytest.mark.parametrize("stepper", ["rk23", "dopri5", "rosenbrock"])
+@pytest.mark.parametrize("stepper", ["rk23", "dopri5", "dop853", "rosenbrock"])
 @pytest.mark.parametrize("kernel", [True, False], ids=["kernel", "python"])
 def test_the_step_budget_ends_a_step_after_exactly_that_many_trial_steps(stepper, kernel, monkeypatch):
     """A 10 ms step with max_step 1e-5 needs 1000 steps: a budget of 37 stops it after 37 trial steps

@@ -201,7 +201,7 @@ class _Reversal:
         pass
 
 
-@pytest.mark.parametrize("name", ["rk23", "dopri5", "rosenbrock"])
+@pytest.mark.parametrize("name", ["rk23", "dopri5", "dop853", "rosenbrock"])
 def test_a_step_from_a_point_rounded_just_before_a_switch_starts_after_the_switch(name):
     """A master that accumulates its steps reaches 0.09 + 0.01 = 0.09999999999999999, one ulp before the
     switch. Stepping there, the step that ends within rounding of the switch leaves the value after it
@@ -257,7 +257,7 @@ class _Pulse:
         pass
 
 
-@pytest.mark.parametrize("stepper", ["rk23", "dopri5", "rosenbrock"])
+@pytest.mark.parametrize("stepper", ["rk23", "dopri5", "dop853", "rosenbrock"])
 @pytest.mark.parametrize("h", [0.01, 0.010000000000000009, 0.03])
 def test_cosimulation_restarts_at_a_model_switch(stepper, h):
     """A switch inside a communication step, or within rounding of its end (fmpy's steps of

@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
     }
     /* Two seconds from the general state with the Heun-Euler pair (orders 2/1), as mbs_integrate steps an FMU. */
     static const double a[4] = {0, 0, 1, 0}, c[2] = {0, 1}, e[2] = {-0.5, 0.5};
-    const mbs_tableau tableau = {2, 1, a, c, e};
+    const mbs_tableau tableau = {2, 1, a, c, e, NULL};
     mbs_stepper stepper = {1e-6, 1e-9, 0.01, 1e-9, 0.0, 0.0, 0, 0, 0, 1000000};  /* max_steps: ample */
     double y[2 * N], k1[2 * N];
     memcpy(y, states[1], sizeof y);

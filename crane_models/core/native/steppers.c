@@ -18,6 +18,13 @@ int mbs_check_lengths(const mbs_lengths *len, int size, int rec_size, int tail, 
     return MBS_DONE;
 }
 
+/* DOP853's error from the mean squares of its two scaled estimates: r^2 / sqrt(r^2 + 0.01 r_low^2), 0 when both
+ * are (integrators.combined_error). */
+static double combined_error(double r2, double r2_low) {
+    const double denominator = sqrt(r2 + 0.01 * r2_low);
+    return denominator > 0.0 ? r2 / denominator : 0.0;
+}
+
 /* The loop of mbs_integrate over any right-hand side f of size doubles; with `events` (NULL: none) an
  * accepted step whose end has other indicator signs than `signs` is taken back and the call returns 3
  * (y, k1 at st->t, the step's start; st->h the step that crossed). See mbs_payload_integrate. */
@@ -53,14 +60,19 @@ int mbs_integrate_rhs(mbs_rhs f, const void *ctx, int size, mbs_event_signs even
         }
         if (err == 0.0) {
             const int nc = st->controlled > 0 && st->controlled < size ? st->controlled : size;
-            double sum = 0.0;
+            double sum = 0.0, sum_low = 0.0;
             for (int i = 0; i < nc; i++) {
-                double e = 0.0;
+                double e = 0.0, el = 0.0;
                 for (int s = 0; s < S; s++) e += tab->e[s] * K[s * size + i];
-                e = h_try * e / (st->atol + st->rtol * fmax(fabs(y[i]), fabs(ys[i])));
+                if (tab->e_low)
+                    for (int s = 0; s < S; s++) el += tab->e_low[s] * K[s * size + i];
+                const double scale = st->atol + st->rtol * fmax(fabs(y[i]), fabs(ys[i]));
+                e = h_try * e / scale;
+                el = h_try * el / scale;
                 sum += e * e;
+                sum_low += el * el;
             }
-            err = sqrt(sum / nc);
+            err = tab->e_low ? combined_error(sum / nc, sum_low / nc) : sqrt(sum / nc);
         }
         if (err <= 1.0 && events && events(ctx, recs + (long)spare * rec_stride) != signs) {
             st->accepted++; /* a good step, taken back: the caller locates the crossing inside it */

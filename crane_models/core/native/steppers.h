@@ -7,12 +7,15 @@
 
 /* An embedded explicit Runge-Kutta pair with FSAL (crane_models/integration/integrators.py is the specification: the
  * tableau comes from there): stage s at t + c_s h from y + h sum_{j<s} a_sj K_j, the last stage's input is
- * the new solution, and h sum_s e_s K_s estimates the error of order `order`. */
+ * the new solution, and h sum_s e_s K_s estimates the error of order `order`. With a second, lower-order
+ * estimator e_low (DOP853's third-order one) the step's error is r^2 / sqrt(r^2 + 0.01 r_low^2) of the two
+ * scaled RMS norms (integrators.combined_error). */
 typedef struct {
     int stages, order;
-    const double *a;  /* (stages, stages), row-major, strictly lower */
-    const double *c;  /* (stages) */
-    const double *e;  /* (stages) */
+    const double *a;     /* (stages, stages), row-major, strictly lower */
+    const double *c;     /* (stages) */
+    const double *e;     /* (stages) */
+    const double *e_low; /* (stages), or NULL: the error is the RMS norm of e's estimate */
 } mbs_tableau;
 
 /* mbs_integrate's step-size control of integrators._ExplicitPair; h carries over between calls, the counters accumulate.

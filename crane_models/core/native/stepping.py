@@ -63,8 +63,8 @@ class NativeTask:
 
 
 class _Tableau(ctypes.Structure):
-    _fields_ = [("stages", ctypes.c_int), ("order", ctypes.c_int), ("a", ctypes.c_void_p), ("c", ctypes.c_void_p),
-                ("e", ctypes.c_void_p)]
+    _fields_ = [("stages", ctypes.c_int), ("order", ctypes.c_int)] + [
+        (name, ctypes.c_void_p) for name in ("a", "c", "e", "e_low")]
 
 
 class _Stepper(ctypes.Structure):
@@ -75,10 +75,13 @@ class _Stepper(ctypes.Structure):
 
 
 class NativeTableau:
-    """An explicit pair's tableau ``(stages, order, a, c, e)`` (from :mod:`integrators`) for ``mbs_integrate``."""
+    """An explicit pair's tableau ``(stages, order, a, c, e[, e_low])`` (from :mod:`integrators`) for
+    ``mbs_integrate``; without ``e_low`` (DOP853's second estimator) the kernel gets NULL."""
 
-    def __init__(self, stages: int, order: int, a: np.ndarray, c: np.ndarray, e: np.ndarray) -> None:
-        self._arrays = [np.ascontiguousarray(x, dtype=float) for x in (a, c, e)]
+    def __init__(self, stages: int, order: int, a: np.ndarray, c: np.ndarray, e: np.ndarray,
+                 e_low: Optional[np.ndarray] = None) -> None:
+        arrays = (a, c, e) if e_low is None else (a, c, e, e_low)
+        self._arrays = [np.ascontiguousarray(x, dtype=float) for x in arrays]
         self._struct = _Tableau(stages, order, *(x.ctypes.data for x in self._arrays))
         self.stages, self.pointer = stages, ctypes.addressof(self._struct)
 
