@@ -1,5 +1,6 @@
 """Figs. 6-8 of Jarzębowska, Urbaś & Augustynek (2019) with the FlexibleCrane model (standalone stepper:
-the FMU's own default, Dormand-Prince 5(4) at rtol 1e-7, atol 1e-9, in the compiled kernel):
+the FMU's own default, the automatic choice -- DOP853 for these undamped cranes -- at rtol 1e-7, atol 1e-9, in
+the compiled kernel):
 
 * Fig. 6: rigid links, no friction vs Dahl vs LuGre -- joint coordinates, z_E and the E trajectory;
 * Fig. 7: flexible link (4 elements), the same three friction cases;

@@ -169,10 +169,10 @@ def test_total_energy_is_conserved_without_friction_constraints_and_input(solver
 
 
 # -- programmed constraints (17)-(22) ----------------------------------------------------------------
-# The FMU's default (automatic: Dormand-Prince 5(4) for the paper's undamped crane), and the kernel's stiff
+# The FMU's default (automatic: DOP853 for the paper's undamped crane), Dormand-Prince 5(4), and the kernel's stiff
 # stepper ROS34PW2 on the same crane and on the crane with damped elements (where the automatic choice takes it
 # from 16 elements on).
-STEPPERS = {"automatic": ({}, "dopri5"), "ROS34PW2": ({"integrator": 1}, "rosenbrock"),
+STEPPERS = {"automatic": ({}, "dop853"), "DP5": ({"integrator": 2}, "dopri5"), "ROS34PW2": ({"integrator": 1}, "rosenbrock"),
             "ROS34PW2-damped": ({"integrator": 1, "sde_damping": 1e-4}, "rosenbrock")}
 
 

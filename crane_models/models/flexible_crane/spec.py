@@ -10,12 +10,20 @@ from .statics import stable_step
 from .parameters import (FlexibleCraneInitialState, FlexibleCraneParameters, FrictionTable,
                          ProgrammedMotionParameters, SupportParameters)
 from ...core.friction import FRICTION_MODELS
-from ...integration.integrators import INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION, stepper_for_code
+from ...integration.integrators import (AUTOMATIC_INTEGRATOR, INTEGRATOR_CODES, INTEGRATOR_DESCRIPTION,
+                                       stepper_for_code)
 from ...integration.stiffness import model_jacobian, stiffness_estimate
 
 __all__ = ["flexible_crane_spec", "build_model", "PARAMETER_CLASSES", "FMUS"]
 
-AUTOMATIC = max(INTEGRATOR_CODES) + 1  # the integrator code of the automatic choice (3)
+AUTOMATIC = AUTOMATIC_INTEGRATOR  # the integrator code of the automatic choice (3)
+# DOP853's longest step [s]. Its error estimate assumes a smooth solution; the friction law has kinks (|q̇| in (14),
+# at every velocity reversal of a joint, and the column starts from rest), where a long eighth-order step's true
+# error is far above the estimate. With the rigid link its steps reach 3 ms and the paper's 10 s leave the 0.1 %
+# band (1.2e-3 of range in friction_torque_1 against DOP853 at rtol 1e-10 on a 1 ms grid; rtol 1e-8 does not help:
+# 1.9e-3); capped at 3, 2, 1 ms: 9.9e-4, 5.6e-4, 4.4e-5 at 50, 64, 121 evaluations per 10 ms (DP5: 7.0e-4 at 71).
+# With elements the accuracy on the element modes holds the step far below it (0.2 ms with 4 elements).
+DOP853_FRICTION_STEP = 2e-3
 
 PARAMETER_CLASSES = (FlexibleCraneParameters, SupportParameters, FrictionTable, ProgrammedMotionParameters,
                      FlexibleCraneInitialState)
@@ -32,18 +40,21 @@ SETTINGS = [
                 True, "boolean"),
     FmuVariable("start_static", "", "start from the static equilibrium at the joint angles (23) instead of the "
                 "undeformed state of the paper", False, "boolean"),
-    # Automatic by default (integration/stiffness.py): the paper's undamped crane gets Dormand-Prince 5(4) --
-    # accuracy, not stability, limits the step (the undamped element and support modes carry a large part of
-    # the joint forces and must be followed in phase), and the 5th-order pair needs a third of RK23's
-    # evaluations for it, while the Rosenbrock-W stepper would need more at equal accuracy; with damped
-    # elements (sde_damping) the high element modes decay and the explicit pair is held by their stability
-    # limit alone: then the kernel's Rosenbrock-W stepper (README, FlexibleCrane performance).
+    # Automatic by default (integration/stiffness.py): the paper's undamped crane gets DOP853 -- accuracy, not
+    # stability, limits the step (the undamped element and support modes carry a large part of the joint forces
+    # and must be followed in phase), and the eighth-order pair needs 1.6-1.8 times fewer evaluations for it than
+    # Dormand-Prince 5(4) with elements (1.1 with the rigid link, its step capped at 2 ms: DOP853_FRICTION_STEP),
+    # while the Rosenbrock-W stepper would need more at equal accuracy; with damped elements
+    # (sde_damping) the high element modes decay and from 16 elements the explicit pair is held by their
+    # stability limit alone: then the kernel's Rosenbrock-W stepper (README, FlexibleCrane performance).
     FmuVariable("integrator", "", INTEGRATOR_DESCRIPTION + f", {AUTOMATIC} automatic: 1 when the spectrum of the "
                 "Jacobian at the start has modes that decay far faster than the fastest one that must be followed "
-                "(damped elements), else 2", AUTOMATIC, "integer", low=min(INTEGRATOR_CODES), high=AUTOMATIC),
-    FmuVariable("max_step", "s", "largest internal step inside doStep; with an explicit stepper (RK23, DP5) "
-                "the model lowers it to 1.5/omega_max of its stiffest mode (stability)", 0.01, low=MAX_STEP_LOW,
-                high=1.0),
+                "(damped elements), else 4", AUTOMATIC, "integer", low=min(INTEGRATOR_CODES),
+                high=max(*INTEGRATOR_CODES, AUTOMATIC)),
+    FmuVariable("max_step", "s", "largest internal step inside doStep; with an explicit stepper the model lowers "
+                "it to 1.5/omega_max of its stiffest mode (RK23, DP5) or 5.2/omega_max (DOP853) for stability, and "
+                "DOP853's to 2 ms (the friction's kinks)", 0.01,
+                low=MAX_STEP_LOW, high=1.0),
     # 1e-7: the undamped support and element modes (the paper omits damping) must be followed in phase
     # for the joint normal forces to stay within 0.1 % of the reference over the paper's 10 s; stick-slip
     # makes the run sensitive. Measured with DP5, rigid link, full 10 s: 5.8e-4 of range at 1e-7, 3.5e-3 at
@@ -74,15 +85,17 @@ def build_model(values: dict) -> tuple:
     x0 = model.initial_state(init, static=bool(values["start_static"]))
     stepper = choose_stepper(model, x0, values["integrator"], float(values["rtol"]))
     max_step = float(values["max_step"])
-    if stepper != "rosenbrock":  # an explicit stepper's stability limit (RK23's, DP5's is wider); L-stable: none
-        max_step = min(max_step, stable_step(crane, x0[:crane.n]))
+    if stepper != "rosenbrock":  # an explicit stepper's stability limit (statics.stable_step); L-stable: none
+        max_step = min(max_step, stable_step(crane, x0[:crane.n], stepper))
+    if stepper == "dop853":
+        max_step = min(max_step, DOP853_FRICTION_STEP)
     return model, x0, {"max_step": max_step, "rtol": float(values["rtol"]), "atol": float(values["atol"]),
                        "stepper": stepper}
 
 
 def choose_stepper(model: FlexibleCraneModel, x0, code, rtol: float) -> str:
     """The stepper of the ``integrator`` parameter; for the automatic code the stiffness estimate of the
-    Jacobian at ``x0`` (``integration.stiffness``) decides between ROS34PW2 and DP5."""
+    Jacobian at ``x0`` (``integration.stiffness``) decides between ROS34PW2 and DOP853."""
     if code == AUTOMATIC:
         return stiffness_estimate(model_jacobian(model, 0.0, x0, np.zeros(1)), rtol).stepper
     return stepper_for_code(code)
