@@ -31,11 +31,9 @@ int mbs_cosim_held_step(void *record, double t, double h, double *reals, int64_t
     mbs_cosim_held *p = record;
     mbs_cosim *c = &p->c;
     const double t_end = t + h;
-    if (!mbs_cosim_times_accepted(c, t, t_end)) return MBS_COSIM_TIME;
-    const int changed = mbs_cosim_read_inputs(c, reals);
-    if (!mbs_cosim_all_finite(c->inputs_next, c->n_in)) return MBS_COSIM_INPUTS;
+    int changed, code = mbs_cosim_begin(c, t, t_end, reals, &changed);
+    if (code) return code;
     const double *rec = c->rec, *inputs = p->kernel_inputs;
-    memcpy(c->k, c->xdot, sizeof(double) * c->size);
     if (changed) {
         if (!evaluated_anew(p)) return MBS_COSIM_UPDATE;
         rec = c->rec_next;

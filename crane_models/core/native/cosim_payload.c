@@ -116,11 +116,9 @@ int mbs_cosim_payload_step(void *record, double t, double h, double *reals, int6
     mbs_cosim_payload *p = record;
     mbs_cosim *c = &p->c;
     const double t_end = t + h;
-    if (!mbs_cosim_times_accepted(c, t, t_end)) return MBS_COSIM_TIME;
-    const int changed = mbs_cosim_read_inputs(c, reals);
-    if (!mbs_cosim_all_finite(c->inputs_next, c->n_in)) return MBS_COSIM_INPUTS;
+    int changed, begun = mbs_cosim_begin(c, t, t_end, reals, &changed);
+    if (begun) return begun;
     /* set_inputs: the derivative at the point, for new inputs updated (a copy of the record) */
-    memcpy(c->k, c->xdot, sizeof(double) * c->size);
     if (changed && !(updated_derivative(p) && mbs_cosim_all_finite(c->k, c->size))) return MBS_COSIM_UPDATE;
     /* _advance_to_events: the signs at the point (event_indicators' cache: the indicators of the evaluation at
      * c->x, which c->rec is), then advance_to_event's one call, its check interval set and put back */

@@ -18,13 +18,13 @@ int mbs_cosim_all_finite(const double *v, int n) {
 
 /* The step's times as the adapter's doStep checks them: t the point reached (within rounding: the host's clock is
  * the time), t + h finite and a time after t. */
-int mbs_cosim_times_accepted(const mbs_cosim *c, double t, double t_end) {
+static int times_accepted(const mbs_cosim *c, double t, double t_end) {
     return fabs(t - c->t) <= mbs_time_rounding(c->t) && isfinite(t_end) && t_end - t > mbs_time_rounding(t_end);
 }
 
 /* The inputs from their slots into inputs_next; 1 when they changed (exactly: set_inputs compares the values). Equal
  * ones are the inputs in force, as set_inputs keeps them (-0.0 equals 0.0 there too). */
-int mbs_cosim_read_inputs(const mbs_cosim *c, const double *reals) {
+static int read_inputs(const mbs_cosim *c, const double *reals) {
     int changed = 0;
     for (int i = 0; i < c->n_in; i++) {
         const double v = reals[c->input_vr[i]];
@@ -33,6 +33,17 @@ int mbs_cosim_read_inputs(const mbs_cosim *c, const double *reals) {
     }
     if (!changed) memcpy(c->inputs_next, c->inputs, sizeof(double) * c->n_in);
     return changed;
+}
+
+/* The opening every step variant shares: the times accepted (else MBS_COSIM_TIME), the inputs read into inputs_next
+ * (*changed: whether they changed) and finite (else MBS_COSIM_INPUTS), and k set to the derivative at the point (the
+ * caller replaces it for new inputs). MBS_COSIM_DONE when the step may go on. */
+int mbs_cosim_begin(mbs_cosim *c, double t, double t_end, const double *reals, int *changed) {
+    if (!times_accepted(c, t, t_end)) return MBS_COSIM_TIME;
+    *changed = read_inputs(c, reals);
+    if (!mbs_cosim_all_finite(c->inputs_next, c->n_in)) return MBS_COSIM_INPUTS;
+    memcpy(c->k, c->xdot, sizeof(double) * c->size);
+    return MBS_COSIM_DONE;
 }
 
 /* The model's check_state as bounds: every entry finite and each bounded one strictly inside. */
@@ -107,12 +118,10 @@ int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *int
     mbs_cosim *c = record;
     const int n = c->m->n;
     const double t_end = t + h;
-    if (!mbs_cosim_times_accepted(c, t, t_end)) return MBS_COSIM_TIME;
-    const int changed = mbs_cosim_read_inputs(c, reals);
-    if (!mbs_cosim_all_finite(c->inputs_next, c->n_in)) return MBS_COSIM_INPUTS;
+    int changed, code = mbs_cosim_begin(c, t, t_end, reals, &changed);
+    if (code) return code;
     /* set_inputs: the evaluation reached, for new inputs updated in a copy (k = [u; u'] of the updated record) */
     const double *rec = c->rec;
-    memcpy(c->k, c->xdot, sizeof(double) * c->size);
     if (changed) {
         if (c->fresh_inputs ? fresh_evaluation(c) : updated_evaluation(c)) return MBS_COSIM_UPDATE;
         memcpy(c->k, c->rec_next + n, sizeof(double) * 2 * n);

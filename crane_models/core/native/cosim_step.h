@@ -62,13 +62,13 @@ typedef struct {
  * the specification would report something or take a path this step does not take. */
 int mbs_cosim_step(void *record, double t, double h, double *reals, int64_t *ints);
 
-/* The parts of that step a variant of it shares (cosim_payload.c): every entry finite; the step's times as doStep
- * checks them; the table's inputs into inputs_next (1: they changed); the state's bounds; the stepper set for a
- * step from the point; the point at t_end with the evaluation rec there (rec_size doubles) committed; the outputs
- * c->out and the time published into the table. */
+/* The parts of that step its variants share (cosim_payload.c, cosim_held.c): every entry finite; the opening (the
+ * step's times as doStep checks them, the table's inputs into inputs_next and finite, *changed: 1 when they changed,
+ * k at the point's derivative; MBS_COSIM_DONE or the reason); the state's bounds; the stepper set for a step from the
+ * point; the point at t_end with the evaluation rec there (rec_size doubles) committed; the outputs c->out and the
+ * time published into the table. */
 int mbs_cosim_all_finite(const double *v, int n);
-int mbs_cosim_times_accepted(const mbs_cosim *c, double t, double t_end);
-int mbs_cosim_read_inputs(const mbs_cosim *c, const double *reals);
+int mbs_cosim_begin(mbs_cosim *c, double t, double t_end, const double *reals, int *changed);
 int mbs_cosim_admissible(const mbs_cosim *c, const double *y);
 mbs_stepper *mbs_cosim_start_stepper(mbs_cosim *c);
 void mbs_cosim_commit(mbs_cosim *c, double t_end, const double *rec);
