@@ -38,7 +38,8 @@ from .step_control import (StepBudgetExceeded, StepCancelled, StepFailure, _erro
                            _reaches, _rounding, _spend_step)
 
 __all__ = ["EmbeddedRK23", "DormandPrince54", "DormandPrince853", "RosenbrockW", "StepFailure", "make_stepper",
-           "STEPPERS", "INTEGRATOR_CODES", "AUTOMATIC_INTEGRATOR", "stepper_for_code", "StepBudgetExceeded", "StepCancelled"]
+           "STEPPERS", "INTEGRATOR_CODES", "AUTOMATIC_INTEGRATOR", "stepper_for_code", "StepBudgetExceeded",
+           "StepCancelled"]
 
 
 # Bogacki & Shampine (1989) coefficients.
