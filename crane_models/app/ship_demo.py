@@ -30,7 +30,7 @@ def _paper_pair():
 
     def monolithic(out: dict) -> dict:  # the split's names: the load on the vessel, Frame 1
         return {"roll": out["q1"], "pitch": out["q2"], "yaw": out["q3"],
-                **{f"interface_force_{a}": -out[f"interface_f1_force_{a}"] for a in "xyz"}}
+                **{f"interface_force_{a}": -out[f"interface_f1_force_{a}"] for a in "xyz"}, **{f"interface_moment_{a}": -out[f"interface_f1_moment_{a}"] for a in "xy"}}
 
     return VesselCraneModel(), x0, lambda t: dict(zip(names, sc.inputs_at(t))), monolithic
 

@@ -27,9 +27,11 @@ from ..integration.step_control import _rounding
 from .builder_api import fmi_api
 from .spec import STEP_BUDGET_PARAMETER, FmuSpec, check_parameters, check_range
 from .derivatives import directional_derivative
+from .initialization import InitialOutputs
 from .kernel_steps import Handover, python_entry
 from .saved_states import decode_or_refuse, identity, install_codecs, state_problem
-from .value_table import ValueTable, all_finite as _all_finite, finite as _finite, values_getter as _values_getter
+from .value_table import (ValueTable, all_finite as _all_finite, finite as _finite, input_vector,
+                          values_getter as _values_getter)
 
 __all__ = ["SlaveAdapter", "FmiCallError", "RUNTIME_MARK"]
 
@@ -54,6 +56,7 @@ class SlaveAdapter:
         self.start_time = 0.0
         self._outputs_valid = False
         self._params_in_force: Optional[dict] = None
+        self._initial: Optional[InitialOutputs] = None  # in Initialization Mode: the outputs follow the inputs
         C, V = api.Causality, api.Variability
         groups = ((spec.parameters, C.parameter, V.fixed), (spec.inputs, C.input, None), (spec.outputs, C.output, None))
         self._input_names = [v.name for v in spec.inputs]
@@ -75,6 +78,7 @@ class SlaveAdapter:
                                   setter=lambda x, n=v.name: self._set(n, x))
                 slave.register_variable(api.kinds[v.kind](v.name, **kwargs))
         self._names = [v.name for v in spec.variables()]
+        self._input_units = {name: self._meta[name].unit for name in self._input_names}  # the inputs' order
         self._kinds = [v.kind for v in spec.variables()]
         self._convert = [{"real": float, "integer": int, "boolean": bool}[v.kind] for v in spec.variables()]
         if api.version == 3:  # FMI 3.0 wants exactly one independent variable
@@ -98,6 +102,7 @@ class SlaveAdapter:
         # The FMI calls themselves: instance attributes shadow the library's defaults, so a slave class
         # only needs ``do_step`` (abstract in pythonfmu) and the two class-level state (de)serializers.
         slave.setup_experiment = lambda start_time, *rest: self.setup_experiment(start_time)
+        slave.enter_initialization_mode = self.enter_initialization_mode
         slave.exit_initialization_mode = self.exit_initialization_mode
         slave._get_fmu_state = self.get_state
         slave._set_fmu_state = self.set_state
@@ -130,8 +135,8 @@ class SlaveAdapter:
     @python_entry
     def refresh_outputs(self) -> None:
         """The outputs for the current inputs into the table (the runtime's first get of an output after an input
-        changed); nothing before initialization or after an error."""
-        if self.sim is not None and self.error is None:
+        changed), in Initialization Mode for the start values too (fmi/initialization.py); nothing after an error."""
+        if self._evaluable():
             self._refresh_outputs()
 
     # -- variable access (never raises) -----------------------------------------------------------
@@ -142,8 +147,7 @@ class SlaveAdapter:
 
     def get_values(self, vrs) -> list:
         try:
-            if not self._outputs_valid and self.sim is not None and self.error is None \
-                    and not self._output_vrs.isdisjoint(vrs):
+            if not self._outputs_valid and self._evaluable() and not self._output_vrs.isdisjoint(vrs):
                 self._refresh_outputs()
             values, names, conv = self.values, self._names, self._convert
             return [conv[vr](values[names[vr]]) for vr in vrs]
@@ -161,8 +165,12 @@ class SlaveAdapter:
         except Exception as exc:  # noqa: BLE001
             self.fail(f"set: {exc!r} (value references {list(vrs)!r})")
 
+    def _evaluable(self) -> bool:
+        """Whether outputs can be evaluated: after initialization without an error, or in Initialization Mode."""
+        return self.error is None and (self.sim is not None or self._initial is not None)
+
     def _get_output(self, name: str):
-        if not self._outputs_valid and self.sim is not None and self.error is None:
+        if not self._outputs_valid and self._evaluable():
             self._refresh_outputs()
         return self.values[name]
 
@@ -185,8 +193,14 @@ class SlaveAdapter:
     def setup_experiment(self, start_time: float) -> None:
         self.start_time = float(start_time) if _finite(start_time) else 0.0
 
+    def enter_initialization_mode(self) -> None:
+        params = lambda: {v.name: self.values[v.name] for v in self.spec.parameters}  # noqa: E731
+        self._initial = InitialOutputs(lambda p: self._simulation(p, self.start_time), params)
+        self._outputs_valid = False
+
     @python_entry
     def exit_initialization_mode(self) -> None:
+        self._initial = None
         try:
             check_parameters(self.spec.parameters, self.values)
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
@@ -273,24 +287,7 @@ class SlaveAdapter:
     # -- helpers ----------------------------------------------------------------------------------
     def _input_vector(self, report=None) -> Optional[np.ndarray]:
         """The inputs as a vector, or None after ``report`` (default: log) named a non-finite one."""
-        values = self.values
-        try:
-            if self._table is not None:
-                vals = self._table.inputs()
-                if _all_finite(vals):
-                    return vals
-            vals = self._inputs_of(values)  # one C-level call: a per-name loop costs ~0.15 us an input
-            if _all_finite(vals):  # the common case in one test; the loop below names the culprit
-                return np.array(vals, dtype=float)
-        except (TypeError, ValueError, OverflowError):
-            pass
-        for name in self._input_names:
-            x = self.values[name]
-            if not _finite(x):
-                (report or self.log_error)(f"input {name} = {x!r} is not allowed; it must be a finite number "
-                                           f"({self._meta[name].unit})")
-                return None
-        return np.array([float(self.values[name]) for name in self._input_names])  # finite, only huge
+        return input_vector(self._table, self.values, self._inputs_of, self._input_units, report or self.log_error)
 
     def _refresh_outputs(self) -> None:
         with np.errstate(all="ignore"):
@@ -299,17 +296,22 @@ class SlaveAdapter:
     def _refresh_outputs_checked(self, inputs_in_force: bool = False) -> None:
         """The outputs for the current inputs into the values -- with the runtime's table: published, and
         ``slave._fmi_outputs_published`` set, both of which the runtime checks -- or, one not finite, kept."""
-        table = self._table
+        table, sim = self._table, self.sim
         try:
             if not inputs_in_force:  # (after a step they are)
                 inputs = self._input_vector()
                 if inputs is None:
                     return
-                self.sim.set_inputs(inputs)
+                if sim is None:  # Initialization Mode
+                    sim = self._initial.simulation(inputs)
+                    if sim is None:
+                        return
+                else:
+                    sim.set_inputs(inputs)
             if table is not None:
-                names, values = table.output_names, table.compute_outputs(self.sim)
+                names, values = table.output_names, table.compute_outputs(sim)
             else:
-                out = self.sim.outputs()
+                out = sim.outputs()
                 names, values = out.keys(), out.values()
         except Exception as exc:  # noqa: BLE001
             self.log_error(f"outputs could not be evaluated: {exc}")

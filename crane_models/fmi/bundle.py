@@ -29,7 +29,8 @@ BUNDLED_FILES = (
     "core/native/multibody*.dylib",
     "models/__init__.py", "models/on_ship.py",
     "models/*/*.py",
-    "fmi/__init__.py", "fmi/adapter.py", "fmi/builder_api.py", "fmi/derivatives.py", "fmi/saved_states.py",
+    "fmi/__init__.py", "fmi/adapter.py", "fmi/builder_api.py", "fmi/derivatives.py", "fmi/initialization.py",
+    "fmi/saved_states.py",
     "fmi/spec.py", "fmi/state_format.py", "fmi/value_table.py", "fmi/kernel_steps.py",
 )
 # Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model, the run description and the sea

@@ -53,11 +53,16 @@ class FmuInstance:
         return log
 
     def initialize(self, start_values: dict, start_time: float = 0.0) -> None:
+        self.enter_initialization(start_values, start_time)
+        self.fmu.exitInitializationMode()
+
+    def enter_initialization(self, start_values: dict, start_time: float = 0.0) -> None:
+        """Into Initialization Mode with ``start_values`` set: the master may then exchange values between FMUs
+        (their outputs follow their inputs there) before ``fmu.exitInitializationMode()``."""
         self.fmu.setupExperiment(startTime=start_time)
         self.t = start_time
         self.fmu.enterInitializationMode()
         self.set(start_values)
-        self.fmu.exitInitializationMode()
 
     def set(self, values: dict) -> None:
         """Set variables by name, each through the FMI call of its type."""

@@ -18,7 +18,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["ValueTable", "all_finite", "finite", "values_getter"]
+__all__ = ["ValueTable", "all_finite", "finite", "values_getter", "input_vector"]
 
 
 def all_finite(values) -> bool:
@@ -47,6 +47,27 @@ def values_getter(names: list):
         name = names[0]
         return lambda values: (values[name],)
     return operator.itemgetter(*names) if names else (lambda values: ())
+
+
+def input_vector(table, values, inputs_of, units: dict, report):
+    """The inputs (``units``: name -> unit, in the inputs' order) as a float vector -- from ``table`` when there is one,
+    else through ``inputs_of(values)`` --, or None after ``report(message)`` named a non-finite one."""
+    try:
+        if table is not None:
+            vals = table.inputs()
+            if all_finite(vals):
+                return vals
+        vals = inputs_of(values)  # one C-level call: a per-name loop costs ~0.15 us an input
+        if all_finite(vals):  # the common case in one test; the loop below names the culprit
+            return np.array(vals, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    for name, unit in units.items():
+        x = values[name]
+        if not finite(x):
+            report(f"input {name} = {x!r} is not allowed; it must be a finite number ({unit})")
+            return None
+    return np.array([float(values[name]) for name in units])  # finite, only huge
 
 
 def _array_at(address: int, ctype, n: int) -> np.ndarray:

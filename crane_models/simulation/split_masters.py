@@ -160,6 +160,15 @@ def _averaged_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, 
     vessel.step(h)
 
 
+def _propagate_initial_values(vessel: FmuInstance, crane: FmuInstance, rounds: int = 2) -> None:
+    """libcosim's initial value propagation, in Initialization Mode: ``rounds`` exchanges of the coupling values
+    (libcosim runs one per simulator), each FMU's outputs following its inputs there (fmi/initialization.py)."""
+    for _ in range(rounds):
+        motion, wrench = vessel.get(MOTION_NAMES), crane.get(WRENCH_NAMES)
+        vessel.set(dict(zip(WRENCH_NAMES, wrench)))
+        crane.set(dict(zip(MOTION_NAMES, motion)))
+
+
 def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
               crane_inputs: Callable[[float], dict], settings: Optional[SplitSettings] = None) -> dict:
     """Run the coupled pair on the grid ``0, h, …, stop_time``; ``crane_inputs(t)`` gives the crane's other
@@ -173,9 +182,12 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
     times = communication_grid(stop_time, step)
     rows_v, rows_c, iterations = [], [], []
     try:
-        vessel.initialize(s.vessel_start)
         switches = {"inertia": {"inertia_outputs": True}, "averaged": {"mean_wrench_outputs": True}}
-        crane.initialize({**s.crane_start, **switches.get(s.scheme, {}), **crane_inputs(0.0)})
+        vessel.enter_initialization(s.vessel_start)
+        crane.enter_initialization({**s.crane_start, **switches.get(s.scheme, {}), **crane_inputs(0.0)})
+        _propagate_initial_values(vessel, crane)
+        vessel.fmu.exitInitializationMode()
+        crane.fmu.exitInitializationMode()
         wrench = crane.get(WRENCH_NAMES)
         t0 = time.perf_counter()
         for n, t in enumerate(times):

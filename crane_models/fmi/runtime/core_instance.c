@@ -264,6 +264,8 @@ CoreStatus core_transition(Core *core, const CoreTransition *t)
     if (!r || outcome == TABLE_FORGOTTEN)
         return CORE_ERROR;
     core->state = t->next;
+    if (t->next == CS_INIT && core->table) /* Initialization Mode: the outputs follow the start values and inputs */
+        core->table->stale = 1;
     return CORE_OK;
 }
 

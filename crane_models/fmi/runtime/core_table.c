@@ -146,8 +146,9 @@ void core_table_set(Core *core, int type, const unsigned vr[], size_t nvr, const
         case CT_BOOL_BYTE: t->ints[vr[i]] = ((const _Bool *)values)[i] != 0; break;
         default: t->ints[vr[i]] = ((const int32_t *)values)[i]; /* CT_INT32 */
         }
-        /* outputs have direct feedthrough: a new input makes the published ones stale */
-        if (core->vars[vr[i]].causality == CC_INPUT)
+        /* outputs have direct feedthrough: a new input makes the published ones stale; in Initialization Mode
+         * a new start value of a parameter too (the outputs then follow both: docs/fmi-runtime.md) */
+        if (core->vars[vr[i]].causality == CC_INPUT || (core->state & CS_INIT))
             t->stale = 1;
     }
 }
@@ -248,8 +249,8 @@ PyObject *core_call_publishing(Core *core, const char *call, const char *method,
 CoreStatus core_table_refresh(Core *core, const char *call, const unsigned vr[], size_t nvr)
 {
     CoreTable *t = core->table;
-    if (!t->stale || !(core->state & (CS_STEP | CS_TERMINATED)))
-        return CORE_OK; /* before initialization the outputs are their start values, as the slave has them */
+    if (!t->stale || !(core->state & (CS_INIT | CS_STEP | CS_TERMINATED)))
+        return CORE_OK; /* before Initialization Mode the outputs are their start values, as the slave has them */
     size_t i = 0;
     while (i < nvr && core->vars[vr[i]].causality != CC_OUTPUT)
         ++i;
