@@ -96,6 +96,9 @@ class SplitSettings:
     max_iterations: int = 50
     vessel_start: dict = field(default_factory=dict)
     crane_start: dict = field(default_factory=dict)
+    # Rounds of the initial value propagation (:func:`_propagate_initial_values`): libcosim's fixed-step algorithm
+    # leaves the pair as two rounds do here, Ecos as one (its sets take effect a round later).
+    init_rounds: int = 2
 
 
 def _close_loop(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, s: SplitSettings) -> tuple:
@@ -185,7 +188,7 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
         switches = {"inertia": {"inertia_outputs": True}, "averaged": {"mean_wrench_outputs": True}}
         vessel.enter_initialization(s.vessel_start)
         crane.enter_initialization({**s.crane_start, **switches.get(s.scheme, {}), **crane_inputs(0.0)})
-        _propagate_initial_values(vessel, crane)
+        _propagate_initial_values(vessel, crane, s.init_rounds)
         vessel.fmu.exitInitializationMode()
         crane.fmu.exitInitializationMode()
         wrench = crane.get(WRENCH_NAMES)
