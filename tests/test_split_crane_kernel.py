@@ -15,7 +15,8 @@ with the kernel switched off (numpy kinematics and dynamics, ``core/kane.py``):
 * every output ``write_outputs`` writes (one kernel call into the table) against the numpy model's ``outputs``;
 
 and the whole run against the numpy model's own run from the same start with the same inputs. The whole communication
-step in C (``mbs_cosim_held_step``) equals CoSimulation.step bit for bit (the same kernel calls on the same data).
+step in C (``mbs_cosim_held_step``, with the step-mean wrench too) equals CoSimulation.step bit for bit (the same
+kernel calls on the same data).
 
 Tolerance 1e-12 of each quantity's scale (test_kernel_outputs.py gives the argument): both sides do the same
 arithmetic in another order, ~1e-16 per operation; the largest cancellation -- the controller's ~1e4 N m torques
@@ -150,11 +151,12 @@ def _kernel_steps(values: dict):
     return spec, sim, steps, (names, reals, ints)
 
 
-@pytest.mark.parametrize("case", ["default", "interface inertia"])
+@pytest.mark.parametrize("case", ["default", "interface inertia", "step-mean wrench"])
 def test_the_kernels_step_is_cosimulations_step_to_the_last_bit(case):
     """Each step by mbs_cosim_held_step equals CoSimulation.step -- outputs, point, derivative, the evaluation's record,
     the stepper's step size and counters -- over moving set-points and base motion, inputs that stay for a step, a
-    saved state restored with other inputs; a step with an input not finite is declined with nothing changed."""
+    saved state restored with other inputs; a step with an input not finite is declined with nothing changed. With the
+    step-mean wrench the step restarts its integrals in C (restart_step_integrals) and outputs their mean."""
     values = _values(**CASES[case])
     spec, sim, steps, (names, reals, ints) = _kernel_steps(values)
     _, twin, _, _ = _kernel_steps(values)
@@ -195,9 +197,7 @@ def test_the_kernels_step_is_cosimulations_step_to_the_last_bit(case):
     assert np.array_equal(reals[n_in:], before)
 
 
-@pytest.mark.parametrize("changes", [{"mean_wrench_outputs": True}, {"mount_heading": 0.5},
-                                     {"integrator": 1}], ids=["step-mean wrench", "on a ship", "Rosenbrock-W"])
+@pytest.mark.parametrize("changes", [{"mount_heading": 0.5}, {"integrator": 1}], ids=["on a ship", "Rosenbrock-W"])
 def test_what_does_not_qualify_steps_in_python(changes):
-    """The step-mean wrench (step integrals, restarted at each step by a Python hook), a ship mounting (its wrapper's
-    outputs and inputs are Python's) and the implicit stepper keep Python's step."""
+    """A ship mounting (its wrapper's outputs and inputs are Python's) and the implicit stepper keep Python's step."""
     assert _kernel_steps(_values(**changes))[2] is None
