@@ -25,10 +25,10 @@ from scipy.integrate import solve_ivp
 
 from crane_models.core import native
 from crane_models.core.moving_base.interface import MEAN_WRENCH, WRENCH
-from crane_models.fmi.kernel_steps import KernelSteps
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models.registry import SPECS
 from fmu_helpers import NO_KERNEL
+from kernel_step_checks import ValueTable, assert_kernel_steps_are_pythons
 from test_kernel_outputs import _inputs, worst
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason=NO_KERNEL)
@@ -126,58 +126,20 @@ CASES = {"point wrench": {}, "step-mean wrench": {"mean_wrench_outputs": True},
 
 
 def kernel_steps(changes: dict) -> tuple:
-    """``(spec, simulation, KernelSteps or None, (names, reals, ints))`` over a value table of the inputs, then the
-    outputs."""
+    """``(spec, simulation, value table with the kernel's steps)``."""
     spec, model, x0, options = build("KnuckleBoomCraneOnMovingBase", True, **changes)
     sim = CoSimulation(model, x0, inputs=_inputs(spec, 0, False), max_internal_steps=1000, **options)
-    names, n_in = tuple(v.name for v in spec.outputs), len(spec.inputs)
-    reals, ints = np.zeros(n_in + len(names)), np.zeros(n_in + len(names), np.int64)
-    real = [(n_in + j, j) for j, v in enumerate(spec.outputs) if v.kind == "real"]
-    other = [(n_in + j, j) for j, v in enumerate(spec.outputs) if v.kind != "real"]
-    steps = KernelSteps.of(sim, names, list(range(n_in)), real, other, None)
-    return spec, sim, steps, (names, reals, ints)
+    return spec, sim, ValueTable(spec, sim)
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_kernels_moving_base_step_is_cosimulations_step_to_the_last_bit(case):
-    spec, sim, steps, (names, reals, ints) = kernel_steps(CASES[case])
-    _, twin, _, _ = kernel_steps(CASES[case])
-    assert steps is not None
-    out, n_in = np.zeros(len(names)), len(spec.inputs)
-    table = np.zeros(len(names))
-    sim.write_outputs(names, out)  # the evaluation at the start, as after initialization
-    twin.write_outputs(names, out)
-    saved, k, handed = None, 0, False
-    for count in range(50):
-        if count == 20:
-            saved = twin.get_state()
-        if count == 35:  # restored in both, as the adapter does (Python's call: the point is taken back first)
-            steps.take_back()
-            sim.set_state(saved)
-            twin.set_state(saved)
-            k, handed = 120, False
-        if not handed:  # as the runtime: handed over after a call that ran Python, then steps in C one after another
-            assert steps.hand_over()
-            handed = True
-        u = _inputs(spec, k - (k % 4 == 1), False)  # every fourth step the inputs of the step before
-        reals[:n_in] = u
-        assert steps.native.step(twin.t, STEP, reals, ints) == 0
-        twin.set_inputs(u)
-        twin.step(STEP)
-        twin.write_outputs(names, out)
-        for j, v in enumerate(spec.outputs):
-            table[j] = reals[n_in + j] if v.kind == "real" else ints[n_in + j]
-        np.testing.assert_array_equal(table, out)
-        if count % 7 == 6:  # a call that runs Python (a get of the state, say): the point taken back
-            steps.take_back()
-            handed = False
-            assert sim.t == twin.t and sim.stepper.h == twin.stepper.h and sim.stepper.stats == twin.stepper.stats
-            for ours, theirs in ((sim.x, twin.x), (sim._k, twin._k), (sim.inputs, twin.inputs),
-                                 (sim._aux.record, twin._aux.record)):
-                np.testing.assert_array_equal(ours, theirs)
-        k += 1
-    moving = [names.index(n) for n in POINT + (MEAN if CASES[case] else [])]
-    assert np.all(np.ptp([out[moving]], axis=0) >= 0.0) and np.all(out[moving] != 0.0)
+    spec, sim, table = kernel_steps(CASES[case])
+    _, twin, _ = kernel_steps(CASES[case])
+    assert_kernel_steps_are_pythons(table, sim, twin, lambda k: _inputs(spec, k, False), lambda aux: aux.record, STEP)
+    values = table.outputs()
+    moving = [table.names.index(n) for n in POINT + (MEAN if "mean" in case else [])]
+    assert np.all(values[moving] != 0.0)
 
 
 def test_the_kernels_right_hand_side_with_the_step_mean_wrench_is_numpys():

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .outputs import NativeCraneOutputs, OutputPlan, _KernelOutputs
-from .stepping import NativeIntegration
+from .stepping import NativeModelIntegration
 from .system import NativeEffortLaw, NativeSystem, _address, library
 
 __all__ = ["NativeMovingBase", "NativeMovingOutputs"]
@@ -22,7 +22,7 @@ class _MovingBase(ctypes.Structure):
     _fields_ = [("n_law", ctypes.c_int)] + [(name, ctypes.c_void_p) for name in ("angles", "translation", "load")]
 
 
-class NativeMovingBase(NativeIntegration):
+class NativeMovingBase(NativeModelIntegration):
     """The whole tree ``y = [q; u]`` under ``law`` -- the crane's inputs, then the prescribed accelerations of the base
     coordinates ``angles`` (roll, pitch, yaw) and ``translation`` -- and, with ``load`` (the crane's outputs on a moving
     base), its load on the base and the time integrated too, ``y = [q; u; ∫W dt (6); t]``. Stepped as
@@ -63,32 +63,6 @@ class NativeMovingBase(NativeIntegration):
         out = np.empty(self.n_inputs)
         self._base_inputs_fn(self.pointer, _address(crane), _address(motion), _address(out))
         return out
-
-    def derivative(self, y: np.ndarray, inputs: np.ndarray) -> tuple:
-        """``(ẏ, record)`` at ``y`` (``mbs_moving_derivative`` into a record of zeros) for the inputs of
-        :meth:`base_inputs`; raises as :meth:`NativeSystem.derivative`."""
-        native = self._native
-        if np.size(y) != self.size or np.size(inputs) != self.n_inputs:
-            raise ValueError(f"y has {np.size(y)} and the inputs {np.size(inputs)} values, the model {self.size} "
-                             f"and {self.n_inputs}")
-        rec, ydot = np.zeros(native.size), np.empty(self.size)
-        y, inputs = np.array(y, dtype=float), np.array(inputs, dtype=float)
-        code = self._derivative_fn(native._model_ptr, self._law.pointer, _address(inputs), self.pointer, _address(y),
-                                   _address(ydot), _address(rec), native._work_ptr)
-        if code:
-            native._finish(rec, code, self._law)  # raises the kernel's error
-        return ydot, rec
-
-    def derivative_of(self, t: float, y: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-        return self.derivative(y, inputs)[0]
-
-    def _run(self, tableau, inputs: np.ndarray, t: float, t_end: float, y: np.ndarray, k: np.ndarray) -> int:
-        """``mbs_moving_integrate`` on ``y`` and ``k`` in place (the moving base in the task's place)."""
-        head, tail, _ = self._stepping_arguments(tableau)
-        if inputs.size != self._inputs.size:
-            raise ValueError(f"the moving base takes {self._inputs.size} inputs, got {inputs.size}")
-        self._inputs[:] = inputs
-        return self._fn(*head, self.pointer, tableau.pointer, self._stepper_ptr, t, t_end, *tail)
 
 
 class _MovingOutputs(ctypes.Structure):
