@@ -5,7 +5,9 @@ interpreter lock, and hands every other step to the slave's do_step.
 * which FMUs step so, FMI 2.0 and 3.0: KnuckleBoomCrane with and without its payload, VesselCrane (a tree in the
   kernel, an exact input update, the kernel's outputs, state events only where the kernel's stepper checks them:
   a step with an event is declined and Python locates it), CraneOnMovingBase (its crane on the base held over the
-  step, evaluated anew for new inputs: core/native/cosim_held.c) and Vessel (a fresh evaluation for new inputs);
+  step, evaluated anew for new inputs: core/native/cosim_held.c; with the step-mean wrench its step integrals
+  restarted there), KnuckleBoomCraneOnMovingBase without its payload (the base imposed from the inputs and the
+  step integrals restarted in C: core/native/cosim_moving.c) and Vessel (a fresh evaluation for new inputs);
   the others step in Python, each for a reason named below;
 * Python does not run at all in such a doStep (a profiler in the calling thread sees no call into the slave);
 * the results are the Python path's to the last bit -- the same kernel calls on the same data, so the tolerance is
@@ -46,9 +48,11 @@ CASES = [
     ("KnuckleBoomCrane", {"payload_enabled": False}, True),
     ("KnuckleBoomCrane", {"payload_enabled": True}, True),  # a step with a slack/taut event is declined
     ("VesselCrane", {}, True),
-    ("KnuckleBoomCraneOnMovingBase", {}, False),  # the base motion is imposed on the state at each step
+    ("KnuckleBoomCraneOnMovingBase", {"payload_enabled": False}, True),  # the base imposed at each step, in C
+    ("KnuckleBoomCraneOnMovingBase", {"payload_enabled": False, "mean_wrench_outputs": True}, True),  # integrals too
+    ("KnuckleBoomCraneOnMovingBase", {}, False),  # the lift's payload on the moving base: Python's stepper
     ("CraneOnMovingBase", {}, True),  # the base held over the step: the inputs, not the state
-    ("CraneOnMovingBase", {"mean_wrench_outputs": True}, False),  # step integrals, restarted by a Python hook
+    ("CraneOnMovingBase", {"mean_wrench_outputs": True}, True),  # step integrals, restarted in C
     ("CraneOnMovingBase", {"mount_heading": 0.5}, False),  # on a ship: the wrapper's outputs are Python's
     ("FlexibleCrane", {}, False),  # a task (springs, friction) in the right-hand side
     ("Vessel", {}, True),  # new inputs evaluated afresh (no exact update: the crane's inertia A is an input)

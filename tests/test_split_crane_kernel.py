@@ -15,7 +15,8 @@ with the kernel switched off (numpy kinematics and dynamics, ``core/kane.py``):
 * every output ``write_outputs`` writes (one kernel call into the table) against the numpy model's ``outputs``;
 
 and the whole run against the numpy model's own run from the same start with the same inputs. The whole communication
-step in C (``mbs_cosim_held_step``) equals CoSimulation.step bit for bit (the same kernel calls on the same data).
+step in C (``mbs_cosim_held_step``, with the step-mean wrench too) equals CoSimulation.step bit for bit (the same
+kernel calls on the same data).
 
 Tolerance 1e-12 of each quantity's scale (test_kernel_outputs.py gives the argument): both sides do the same
 arithmetic in another order, ~1e-16 per operation; the largest cancellation -- the controller's ~1e4 N m torques
@@ -29,11 +30,11 @@ import numpy as np
 import pytest
 
 from crane_models.core import native
-from crane_models.fmi.kernel_steps import KernelSteps
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.integration.integrators import make_stepper
 from crane_models.models.registry import SPECS
 from fmu_helpers import NO_KERNEL
+from kernel_step_checks import ValueTable, assert_kernel_steps_are_pythons
 from test_kernel_outputs import _inputs, worst
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason=NO_KERNEL)
@@ -141,63 +142,25 @@ def test_the_interface_inertia_is_computed_when_asked_for_and_zero_else():
 # ---- the whole communication step in C (mbs_cosim_held_step, fmi/kernel_steps.py) --------------------------------
 
 def _kernel_steps(values: dict):
-    """``(spec, simulation, KernelSteps or None, table)`` over a value table of the inputs, then the outputs."""
+    """``(spec, simulation, value table with the kernel's steps)``."""
     spec, model, x0, options = _build(values, kernel=True)
     sim = CoSimulation(model, x0, inputs=_inputs(spec, 0, False), max_internal_steps=1000, **options)
-    names, n_in = tuple(v.name for v in spec.outputs), len(spec.inputs)
-    reals, ints = np.zeros(n_in + len(names)), np.zeros(n_in + len(names), np.int64)
-    steps = KernelSteps.of(sim, names, list(range(n_in)), [(n_in + j, j) for j in range(len(names))], [], None)
-    return spec, sim, steps, (names, reals, ints)
+    return spec, sim, ValueTable(spec, sim)
 
 
-@pytest.mark.parametrize("case", ["default", "interface inertia"])
+@pytest.mark.parametrize("case", ["default", "interface inertia", "step-mean wrench"])
 def test_the_kernels_step_is_cosimulations_step_to_the_last_bit(case):
     """Each step by mbs_cosim_held_step equals CoSimulation.step -- outputs, point, derivative, the evaluation's record,
     the stepper's step size and counters -- over moving set-points and base motion, inputs that stay for a step, a
-    saved state restored with other inputs; a step with an input not finite is declined with nothing changed."""
+    saved state restored with other inputs; a step with an input not finite is declined with nothing changed. With the
+    step-mean wrench the step restarts its integrals in C (restart_step_integrals) and outputs their mean."""
     values = _values(**CASES[case])
-    spec, sim, steps, (names, reals, ints) = _kernel_steps(values)
-    _, twin, _, _ = _kernel_steps(values)
-    assert steps is not None
-    out, n_in = np.zeros(len(names)), len(spec.inputs)
-    sim.write_outputs(names, out)  # the evaluation at the start, as after initialization
-    twin.write_outputs(names, out)
-    saved, k, handed = None, 0, False
-    for count in range(50):
-        if count == 20:
-            saved = twin.get_state()
-        if count == 35:  # restored in both, as the adapter does (Python's call: the point is taken back first)
-            steps.take_back()
-            sim.set_state(saved)
-            twin.set_state(saved)
-            k, handed = 120, False
-        if not handed:  # as the runtime: handed over after a call that ran Python, then steps in C one after another
-            assert steps.hand_over()
-            handed = True
-        u = _inputs(spec, k - (k % 4 == 1), False)  # every fourth step the inputs of the step before
-        reals[:n_in] = u
-        assert steps.native.step(twin.t, STEP, reals, ints) == 0
-        twin.set_inputs(u)
-        twin.step(STEP)
-        twin.write_outputs(names, out)
-        np.testing.assert_array_equal(reals[n_in:], out)
-        if count % 7 == 6:  # a call that runs Python (a get of the state, say): the point taken back
-            steps.take_back()
-            handed = False
-            assert sim.t == twin.t and sim.stepper.h == twin.stepper.h and sim.stepper.stats == twin.stepper.stats
-            for ours, theirs in ((sim.x, twin.x), (sim._k, twin._k), (sim.inputs, twin.inputs),
-                                 (sim._aux[0].record, twin._aux[0].record)):
-                np.testing.assert_array_equal(ours, theirs)
-        k += 1
-    reals[n_in - 1] = np.nan  # declined (reason 2) before any work: the point and the table's outputs stay
-    before = reals[n_in:].copy()
-    assert steps.hand_over() and steps.native.step(sim.t, STEP, reals, ints) == 2 and steps.native.steps == 0
-    assert np.array_equal(reals[n_in:], before)
+    spec, sim, table = _kernel_steps(values)
+    _, twin, _ = _kernel_steps(values)
+    assert_kernel_steps_are_pythons(table, sim, twin, lambda k: _inputs(spec, k, False), lambda aux: aux[0].record, STEP)
 
 
-@pytest.mark.parametrize("changes", [{"mean_wrench_outputs": True}, {"mount_heading": 0.5},
-                                     {"integrator": 1}], ids=["step-mean wrench", "on a ship", "Rosenbrock-W"])
+@pytest.mark.parametrize("changes", [{"mount_heading": 0.5}, {"integrator": 1}], ids=["on a ship", "Rosenbrock-W"])
 def test_what_does_not_qualify_steps_in_python(changes):
-    """The step-mean wrench (step integrals, restarted at each step by a Python hook), a ship mounting (its wrapper's
-    outputs and inputs are Python's) and the implicit stepper keep Python's step."""
-    assert _kernel_steps(_values(**changes))[2] is None
+    """A ship mounting (its wrapper's outputs and inputs are Python's) and the implicit stepper keep Python's step."""
+    assert _kernel_steps(_values(**changes))[2].steps is None

@@ -8,10 +8,12 @@ the kernel had never tried. See docs/fmi-runtime.md, "Steps without Python".
 Which steps qualify -- everything :meth:`CoSimulation.step` does is then one kernel call sequence: a model with a
 kernel right-hand side of a tree (no task), the kernel's outputs (``kernel_step_parts``) and an exact input update
 (or, ``kernel_fresh_inputs``, a derivative that is the kernel's evaluation, made afresh for new inputs);
-no input-prescribed state (a moving base), no step integrals, no switching times; state events only where the
+an input-prescribed state (a moving base) and step integrals only where the model's kernel step runs those hooks
+itself (``kernel_step_hooks``: ``mbs_cosim_moving_step`` imposes the base and restarts the integrals, then the
+stepper's error control may leave the integrals out); no switching times; state events only where the
 kernel's stepper checks them itself (``advance_to_event``: a step in which an indicator changes sign is declined and
-Python locates the event); an explicit stepper with every state under error control; no host poll between internal
-steps (FMI 3.0's intermediate update)."""
+Python locates the event); an explicit stepper; no host poll between internal steps (FMI 3.0's intermediate
+update)."""
 from __future__ import annotations
 
 import ctypes
@@ -37,8 +39,10 @@ class RuntimeSlot(ctypes.Structure):
 def _qualifies(sim: CoSimulation) -> bool:
     """Whether every step of ``sim`` is one kernel call sequence (the module's docstring)."""
     model, stepper, hooks = sim.model, sim.stepper, sim.step_hooks()
-    return (not (hooks["impose"] or hooks["restart"] or hooks["switch_times"]) and _input_update(sim) is not None
-            and hasattr(stepper, "tableau") and stepper.controlled is None
+    in_kernel = getattr(model, "kernel_step_hooks", ())  # the hooks the model's kernel step runs itself
+    pythons = [name for name in ("impose", "restart", "switch_times") if hooks[name] and name not in in_kernel]
+    return (not pythons and _input_update(sim) is not None and hasattr(stepper, "tableau")
+            and (stepper.controlled is None or hooks["restart"])
             and hasattr(model, "kernel_step_parts") and hasattr(model, "compiled"))
 
 

@@ -1,13 +1,20 @@
 """The FMI parameters of a crane on a ship, the same for every moving-base crane FMU (``CraneOnMovingBase``,
 ``KnuckleBoomCraneOnMovingBase``): where the crane sits on the hull and in which axes the ship gives its motion
-(:class:`core.moving_base.ship.ShipMounting`), and whether the interface inertia is computed. A module of the
+(:class:`core.moving_base.ship.ShipMounting`), whether the interface inertia is computed, and whether the wrench
+averaged over each step is (``MEAN_WRENCH_PARAMETER``). A module of the
 models floor, beside the model packages rather than in one, so that no model package imports another."""
 from __future__ import annotations
 
 from ..core.moving_base.ship import MountPoint, ShipMountedModel, ShipMounting
 from ..fmi.spec import FmuVariable, parameters_from_dataclasses
 
-__all__ = ["mounting_parameters", "mounting_from", "on_ship"]
+__all__ = ["mounting_parameters", "mounting_from", "on_ship", "MEAN_WRENCH_PARAMETER"]
+
+# The step-mean wrench (core.moving_base.interface MEAN_WRENCH): the same parameter for every moving-base crane FMU.
+MEAN_WRENCH_PARAMETER = FmuVariable(
+    "mean_wrench_outputs", "", "also integrate the interface wrench over each communication step (outputs "
+    "interface_*_mean_*: the wrench averaged over the last step, for the 'averaged' coupling scheme; false: they "
+    "stay 0 and the FMU runs faster)", False, "boolean")
 
 
 def mounting_parameters() -> list:

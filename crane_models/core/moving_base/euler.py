@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-__all__ = ["euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates", "euler_accelerations"]
+__all__ = ["euler_rate_matrix", "euler_rate_matrix_inverse", "euler_rates", "euler_accelerations", "base_motion_of"]
 
 
 def euler_rate_matrix(roll: float, pitch: float) -> np.ndarray:
@@ -46,3 +46,27 @@ def euler_accelerations(angles: np.ndarray, rates: np.ndarray, alpha: np.ndarray
                       [0.0, -s1 * d1, c1 * c2 * d1 - s1 * s2 * d2],
                       [0.0, -c1 * d1, -s1 * c2 * d1 - c1 * s2 * d2]])
     return euler_rate_matrix_inverse(r, p) @ (alpha - e_dot @ rates)
+
+
+def base_motion_of(motion: list) -> tuple:
+    """``(angles, q̇, u̇_base)`` of the motion inputs ``[roll, pitch, yaw, ω (3), ω̇ (3), a (3)]`` (Frame 1): the
+    Euler rates ``q̇ = E⁻¹ ω``, the Euler accelerations ``q̈ = E⁻¹ (ω̇ − Ė q̇)`` of (53) and the base-point
+    acceleration in Frame 0, ``R^0_1 a`` -- as :func:`euler_rates` and :func:`euler_accelerations` (the tests
+    compare), written out in floats: numpy's 3-vectors cost more than the arithmetic. The specification of the
+    kernel's ``mbs_base_motion`` (core/native/moving_base.c), which the moving-base cranes use when it is loaded."""
+    r, p, y, wx, wy, wz, ax, ay, az, bx, by, bz = motion[:12]
+    c1, s1, c2, s2, c3, s3 = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    t = s2 / c2
+
+    def e_inverse(v0: float, v1: float, v2: float) -> list:
+        return [v0 + s1 * t * v1 + c1 * t * v2, c1 * v1 - s1 * v2, (s1 * v1 + c1 * v2) / c2]
+
+    d1, d2, d3 = e_inverse(wx, wy, wz)
+    e_dot_rates = (-c2 * d2 * d3, -s1 * d1 * d2 + (c1 * c2 * d1 - s1 * s2 * d2) * d3,
+                   -c1 * d1 * d2 - (s1 * c2 * d1 + c1 * s2 * d2) * d3)
+    qdd = e_inverse(ax - e_dot_rates[0], ay - e_dot_rates[1], az - e_dot_rates[2])
+    # R_z(y) R_y(p) R_x(r) [bx, by, bz]
+    v1 = (bx, c1 * by - s1 * bz, s1 * by + c1 * bz)
+    v2 = (c2 * v1[0] + s2 * v1[2], v1[1], -s2 * v1[0] + c2 * v1[2])
+    acc0 = [c3 * v2[0] - s3 * v2[1], s3 * v2[0] + c3 * v2[1], v2[2]]
+    return [r, p, y], [d1, d2, d3], qdd + acc0

@@ -1,6 +1,7 @@
 /* One communication step of a crane on a base held over the step entirely in the kernel (cosim_held.c, issue 23):
  * mbs_cosim_step's step (cosim_step.h) with the held base's right-hand side (held_base.h) -- new inputs evaluated
- * anew (they move the base), the stepping by mbs_held_integrate, the outputs by mbs_held_outputs. The top floor of
+ * anew (they move the base), a step-mean load's integrals restarted, the stepping by mbs_held_integrate, the outputs
+ * by mbs_held_outputs. The top floor of
  * the kernel, over cosim_step.c and held_base.c. See multibody.h. */
 #ifndef CRANE_COSIM_HELD_H
 #define CRANE_COSIM_HELD_H

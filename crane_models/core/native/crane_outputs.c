@@ -21,6 +21,20 @@ static int end_stops(const mbs_effort_law *law, int n_act, const double *q, cons
     return active;
 }
 
+/* The efforts of the actuated coordinates without their end stops (effort, n_act), the stops' forces (stop, n_act)
+ * and each entry's value (67)-(68) with the stops, as the numpy sums (act_values, n_entries) of the evaluation rec;
+ * returns 1 when a coordinate is beyond its stop. The actuators' coordinates are the first n_act of the law's. */
+static int actuator_values(const mbs_model *m, const mbs_crane_outputs_model *o, const double *rec, double *effort,
+                           double *stop, double *act_values) {
+    const int n = m->n, active = end_stops(o->law, o->n_act, rec, rec + n, stop);
+    for (int i = 0; i < o->n_act; i++) effort[i] = rec[3 * n + i] - stop[i];
+    for (int j = 0; j < o->n_entries; j++) {
+        const int i = o->act_coord[j];
+        act_values[j] = o->act_sign[j] * (effort[i] + stop[i]);
+    }
+    return active;
+}
+
 /* Fixed base: the weight of every body (first term of (67)-(68): (-g m_k) R^k_0 z0 at its COG, body coordinates),
  * the actuator values at their entries and extra (NULL: none); the reactions, rows and tip as crane_outputs.h says. */
 static void fixed_base_loads(const mbs_model *m, const mbs_crane_outputs_model *o, const double *rec,
@@ -64,15 +78,8 @@ int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, cons
     for (int i = 0; i < o->n_angles; i++) *val++ = theta[o->angle_body[i]];
     double *tip = val, *wrench = tip + 3, *rows = wrench + 6, *sup = rows + 6 * o->n_rows, *effort = sup + 6 * ncyl,
            *stop = effort + o->n_act;
-    /* the coordinates of the actuators are the first n_act of the law's, whose q and u are rec's head */
-    const int active = end_stops(o->law, o->n_act, rec, rec + n, stop);
-    for (int i = 0; i < o->n_act; i++) effort[i] = rec[3 * n + i] - stop[i];
-    stop[o->n_act] = active;
     double *act_values = work, *supports = act_values + o->n_entries, *scratch = supports + 12 * ncyl;
-    for (int j = 0; j < o->n_entries; j++) {
-        const int i = o->act_coord[j];
-        act_values[j] = o->act_sign[j] * (effort[i] + stop[i]); /* (67)-(68) with the stops, as the numpy sums */
-    }
+    stop[o->n_act] = actuator_values(m, o, rec, effort, stop, act_values);
     if (o->loads) {
         double *loads_out = scratch, *loads_work = loads_out + 6 * nb + 6 + 6 * o->n_rows + 3;
         const int code = mbs_base_loads(m, o->loads, rec, udot, act_values, extra, loads_out, loads_work);
@@ -90,6 +97,15 @@ int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, cons
         for (int i = 0; i < 3; i++) sup[3 * c + i] = -supports[6 * c + i];
     for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
     return 0;
+}
+
+int mbs_crane_base_load(const mbs_model *m, const mbs_crane_outputs_model *o, const double *rec, const double *extra,
+                        double *wrench, double *work) {
+    double effort[MBS_CRANE_MAX_ACT], stop[MBS_CRANE_MAX_ACT], *act_values = work, *applied = work + o->n_entries;
+    if (!o->loads || o->n_act > MBS_CRANE_MAX_ACT) return -1;
+    actuator_values(m, o, rec, effort, stop, act_values);
+    return mbs_base_load(m, o->loads, rec, rec + 2 * m->n, act_values, extra, applied, wrench,
+                         applied + 6 * m->nb);
 }
 
 int mbs_cut_values_size(const mbs_model *m) {

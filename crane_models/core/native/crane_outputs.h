@@ -42,6 +42,14 @@ int mbs_crane_outputs(const mbs_model *m, const mbs_crane_outputs_model *o, cons
                       const double *udot, const double *extra, double *values, const int *index, int n_out,
                       double *out, double *work);
 
+/* The load on the base [f; n] (6) alone that mbs_crane_outputs outputs for a crane on a moving base (o->loads) at
+ * the evaluation rec (its own accelerations) with further applied wrenches `extra` (NULL: none): the same
+ * operations, so a step-mean load integrates exactly these values (moving_base.c). At most MBS_CRANE_MAX_ACT
+ * actuated coordinates. work: n_entries + 12 nb doubles. Returns 0, or -1 (no base loads, too many actuators). */
+enum { MBS_CRANE_MAX_ACT = 8 };
+int mbs_crane_base_load(const mbs_model *m, const mbs_crane_outputs_model *o, const double *rec, const double *extra,
+                        double *wrench, double *work);
+
 /* What a crane whose joints carry their efforts as action-reaction pairs outputs at a constraint cut (models/
  * vessel_crane/crane.py VesselCraneModel.outputs is the specification): the constraint wrench of the cut by auxiliary
  * generalized speeds (moving-base paper (50)) with the applied wrenches W_e = weights + joint efforts between body and

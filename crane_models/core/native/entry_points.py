@@ -30,7 +30,7 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
 SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "point_load.c", "dynamics.c", "task.c",
            "reactions.c", "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
-           "cosim_step.c", "cosim_payload.c", "held_base.c", "cosim_held.c",
+           "cosim_step.c", "cosim_payload.c", "moving_base.c", "held_base.c", "cosim_held.c", "cosim_moving.c",
            "task_outputs.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
@@ -81,6 +81,15 @@ PROTOTYPES = {
     "mbs_held_base_inputs": (c_int, (_P,) * 5),
     # cosim_held.c
     "mbs_cosim_held_step": (c_int, (_P, c_double, c_double, _P, _P)),
+    # moving_base.c
+    "mbs_moving_base_inputs": (c_int, (_P,) * 4),
+    "mbs_moving_size": (c_int, (_P,) * 2),
+    "mbs_moving_derivative": (c_int, (_P,) * 8),
+    "mbs_moving_integrate": (c_int, (_P,) * 6 + (c_double,) * 2 + (_P,) * 3 + (c_int,) * 2 + (_P,) * 4),
+    "mbs_moving_values_size": (c_int, (_P,) * 2),
+    "mbs_moving_outputs": (c_int, (_P,) * 10 + (c_int, _P, _P)),
+    # cosim_moving.c
+    "mbs_cosim_moving_step": (c_int, (_P, c_double, c_double, _P, _P)),
     # point_load.c
     "mbs_point_values_size": (c_int, (_P,)),
     "mbs_point_outputs": (c_int, (_P,) * 6 + (c_int, _P, _P)),

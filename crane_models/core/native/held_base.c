@@ -37,37 +37,16 @@ int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     return 0;
 }
 
-/* E^-1 v for c1, s1 = cos, sin roll, c2 = cos pitch, t = tan pitch (euler.py euler_rate_matrix_inverse). */
-static void euler_inverse_times(double c1, double s1, double c2, double t, const double *v, double *out) {
-    out[0] = v[0] + s1 * t * v[1] + c1 * t * v[2];
-    out[1] = c1 * v[1] - s1 * v[2];
-    out[2] = (s1 * v[1] + c1 * v[2]) / c2;
-}
-
 int mbs_held_base_inputs(const mbs_model *m, const mbs_held_base *hb, const double *crane_inputs,
                           const double *motion, double *inputs) {
     const int n = m->n, nc = hb->n_law - 6;
-    const double r = motion[0], p = motion[1], y = motion[2], *a = motion + 9;
-    const double c1 = cos(r), s1 = sin(r), c2 = cos(p), s2 = sin(p), c3 = cos(y), s3 = sin(y), t = s2 / c2;
-    double d[3], e[3], *q = inputs + hb->n_law, *u = q + n;
-    euler_inverse_times(c1, s1, c2, t, motion + 3, d); /* the Euler rates */
-    /* w' - E' q' */
-    e[0] = motion[6] - -c2 * d[1] * d[2];
-    e[1] = motion[7] - (-s1 * d[0] * d[1] + (c1 * c2 * d[0] - s1 * s2 * d[1]) * d[2]);
-    e[2] = motion[8] - (-c1 * d[0] * d[1] - (s1 * c2 * d[0] + c1 * s2 * d[1]) * d[2]);
-    euler_inverse_times(c1, s1, c2, t, e, inputs);
+    double *q = inputs + hb->n_law, *u = q + n, rates[3];
+    mbs_base_motion(motion, rates, inputs, inputs + 3 + nc);
     memcpy(inputs + 3, crane_inputs, sizeof(double) * nc);
-    /* R_z(y) R_y(p) R_x(r) a_P */
-    const double v1[3] = {a[0], c1 * a[1] - s1 * a[2], s1 * a[1] + c1 * a[2]};
-    const double v2[3] = {c2 * v1[0] + s2 * v1[2], v1[1], -s2 * v1[0] + c2 * v1[2]};
-    double *acc = inputs + 3 + nc;
-    acc[0] = c3 * v2[0] - s3 * v2[1];
-    acc[1] = s3 * v2[0] + c3 * v2[1];
-    acc[2] = v2[2];
     memset(q, 0, sizeof(double) * 2 * n);
     for (int i = 0; i < 3; i++) {
         q[hb->angles[i]] = motion[i];
-        u[hb->angles[i]] = d[i];
+        u[hb->angles[i]] = rates[i];
     }
     return 0;
 }
@@ -100,33 +79,6 @@ int mbs_held_integrate(const mbs_model *m, const mbs_effort_law *law, const doub
 
 int mbs_held_values_size(const mbs_held_outputs_model *o) {
     return 3 * o->nf + 6 + 3 + 21 + 6 + 6;
-}
-
-/* E^-1 of (53) for roll r and pitch p (core/moving_base/euler.py euler_rate_matrix_inverse), row-major. */
-static void euler_rate_matrix_inverse(double r, double p, double *E) {
-    const double c1 = cos(r), s1 = sin(r), c2 = cos(p), s2 = sin(p), t = s2 / c2;
-    const double e[9] = {1.0, s1 * t, c1 * t, 0.0, c1, -s1, 0.0, s1 / c2, c1 / c2};
-    memcpy(E, e, sizeof e);
-}
-
-/* A (mbs_interface_inertia) and W0 = W + A a into `inertia` (21 + 6); 0, or -1 when M_ff is not positive definite. */
-static int inertia_values(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec,
-                          const double *wrench, const double *accel, double *inertia, double *work) {
-    const int n = m->n;
-    const record_view v = view_of(m, rec);
-    double E[9], A[36];
-    euler_rate_matrix_inverse(rec[o->prescribed[0]], rec[o->prescribed[1]], E);
-    if (mbs_interface_inertia(n, v.M, o->prescribed, o->free_, o->nf, E, v.rot + 9 * o->cut->frame, A, work))
-        return -1;
-    double *upper = inertia;
-    for (int i = 0; i < 6; i++)
-        for (int j = i; j < 6; j++) *upper++ = A[6 * i + j];
-    for (int i = 0; i < 6; i++) {
-        double s = wrench[i];
-        for (int j = 0; j < 6; j++) s += A[6 * i + j] * accel[j];
-        upper[i] = s;
-    }
-    return 0;
 }
 
 /* The load on the base [f; n] (base frame) and the tip from the base origin (base frame) of the evaluation rec: the
@@ -164,12 +116,14 @@ int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const 
         eff[i] = rec[3 * n + o->free_[i]];
     }
     if (o->inertia) {
-        if (inertia_values(m, o, rec, wrench, accel, inertia, work + 3 * n + 15 + 12 * m->nb + 6)) return -1;
+        if (mbs_inertia_values(m, rec, o->prescribed, o->free_, o->nf, o->cut->frame, wrench, accel, inertia,
+                               work + 3 * n + 15 + 12 * m->nb + 6))
+            return -1;
     } else {
         memset(inertia, 0, sizeof(double) * 27);
     }
-    for (int i = 0; i < 6; i++) /* CraneOnMovingBaseModel.mean_wrench */
-        mean[i] = !integral ? 0.0 : integral[6] > 0.0 ? integral[i] / integral[6] : wrench[i];
+    if (integral) mbs_step_mean(integral, wrench, mean); /* CraneOnMovingBaseModel.mean_wrench */
+    else memset(mean, 0, sizeof(double) * 6);
     for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
     return 0;
 }

@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .outputs import NativeCutOutputs, OutputPlan, _KernelOutputs
-from .stepping import NativeIntegration
+from .stepping import NativeModelIntegration
 from .system import NativeEffortLaw, NativeSystem, _address, library
 
 __all__ = ["NativeHeldBase", "NativeHeldOutputs"]
@@ -22,7 +22,7 @@ class _HeldBase(ctypes.Structure):
         (name, ctypes.c_void_p) for name in ("free_", "angles", "load")]
 
 
-class NativeHeldBase(NativeIntegration):
+class NativeHeldBase(NativeModelIntegration):
     """The free coordinates ``free`` of a tree, ``y = [q_f; u_f]``, with the other coordinates held: the kernel inputs
     (:meth:`base_inputs`) are ``[the law's inputs | q (n) | u (n)]``, q and u the whole tree's at the step's start
     (the free entries ignored), and ``law`` prescribes the held coordinates' accelerations (held_base.h: a law of
@@ -65,33 +65,6 @@ class NativeHeldBase(NativeIntegration):
         out = np.empty(self.n_inputs)
         self._base_inputs_fn(self._native._model_ptr, self.pointer, _address(crane), _address(motion), _address(out))
         return out
-
-    def derivative(self, y: np.ndarray, inputs: np.ndarray) -> tuple:
-        """``(ẏ, record)`` at ``y`` (``mbs_held_derivative``); raises ``LinAlgError`` when ``M_ff`` is not positive
-        definite."""
-        native = self._native
-        if np.size(y) != self.size or np.size(inputs) != self.n_inputs:
-            raise ValueError(f"y has {np.size(y)} and the inputs {np.size(inputs)} values, the model {self.size} "
-                             f"and {self.n_inputs}")
-        rec, ydot = np.zeros(native.size), np.empty(self.size)
-        y, inputs = np.array(y, dtype=float), np.array(inputs, dtype=float)
-        code = self._derivative_fn(native._model_ptr, self._law.pointer, _address(inputs), self.pointer, _address(y),
-                                   _address(ydot), _address(rec), native._work_ptr)
-        if code:
-            native._finish(rec, code, self._law)  # raises the kernel's error
-        return ydot, rec
-
-    def derivative_of(self, t: float, y: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-        return self.derivative(y, inputs)[0]
-
-    def _run(self, tableau, inputs: np.ndarray, t: float, t_end: float, y: np.ndarray, k: np.ndarray) -> int:
-        """``mbs_held_integrate`` on ``y`` and ``k`` in place (:meth:`NativeIntegration._run` with the held base in the
-        task's place)."""
-        head, tail, _ = self._stepping_arguments(tableau)
-        if inputs.size != self._inputs.size:
-            raise ValueError(f"the held base takes {self._inputs.size} inputs, got {inputs.size}")
-        self._inputs[:] = inputs
-        return self._fn(*head, self.pointer, tableau.pointer, self._stepper_ptr, t, t_end, *tail)
 
 
 class _HeldOutputs(ctypes.Structure):

@@ -29,9 +29,14 @@
  *                 its outputs (what an FMU's doStep does when nothing in it needs Python);
  *   cosim_payload.h  cosim_payload.c mbs_cosim_payload_step: the same with a payload on the wire, declined at a
  *                 state event (the caller locates it);
+ *   moving_base.h  moving_base.c mbs_base_motion (the base's motion of the motion inputs, (53)), mbs_moving_derivative,
+ *                 mbs_moving_integrate, mbs_moving_outputs (a crane on a base moving with the inputs' accelerations, its
+ *                 load on the base integrated over each step with the step-mean wrench): a model under the stepper;
  *   held_base.h   held_base.c mbs_held_derivative, mbs_held_integrate, mbs_held_outputs (a crane on a base held over
  *                 each step: a model under the stepper, the floor of payload.c, with its outputs);
  *   cosim_held.h  cosim_held.c mbs_cosim_held_step: mbs_cosim_step's step for a crane on a held base;
+ *   cosim_moving.h  cosim_moving.c mbs_cosim_moving_step: the same for a crane on a moving base (its base imposed
+ *                 and its step integrals restarted at each step);
  *   task_outputs.h  task_outputs.c mbs_task_outputs: every output of a tree with a task (the flexible crane) from one
  *                 evaluation, written into the caller's output table by an index map.
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
@@ -61,8 +66,10 @@
 #include "stepping.h"
 #include "cosim_step.h"
 #include "cosim_payload.h"
+#include "moving_base.h"
 #include "held_base.h"
 #include "cosim_held.h"
+#include "cosim_moving.h"
 #include "task_outputs.h"
 
 /* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with

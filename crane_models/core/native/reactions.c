@@ -192,11 +192,12 @@ int mbs_interface_inertia(int n, const double *M, const int *prescribed, const i
  * that of body row_frame[i]; the point tip (coordinates in body tip_body) from the base origin, base frame.
  * out: applied (nb * 6) | wrench [f; n] (6) | reactions (n_rows * 6) | tip (3).
  * work: 6 * n_items + 6 * nb + 12 * nb + 12 * ncyl doubles (reactions' scratch, total and support wrenches, joints). */
-int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
-                   const double *act_values, const double *extra, double *out, double *work) {
+/* Its first part alone, the applied wrenches W_e and the load on the base (out's first 6 nb + 6 doubles, as
+ * `applied` and `wrench`; work: 6 nb doubles), without the joint reactions: the integrand of a step-mean load. */
+int mbs_base_load(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
+                  const double *act_values, const double *extra, double *applied, double *wrench, double *work) {
     const int nb = m->nb;
-    const double *rot = rec + record_head(m), *org = rot + 9 * nb;
-    double *applied = out, *wrench = out + 6 * nb, *rows = wrench + 6, *tip = rows + 6 * L->n_rows;
+    const double *rot = rec + record_head(m);
     for (int k = 0; k < nb; k++) {
         const double w = -L->g * m->mass[k]; /* as numpy: (-g m) R^k_0 z0, the third row of R_k */
         for (int c = 0; c < 3; c++) applied[6 * k + c] = w * rot[9 * k + 6 + c];
@@ -205,8 +206,16 @@ int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const doub
     for (int j = 0; j < L->n_act; j++) applied[L->act_entry[j]] += act_values[j];
     if (extra)
         for (int i = 0; i < 6 * nb; i++) applied[i] += extra[i];
-    int code = mbs_interface_wrench(m, rec, udot, applied, L->cut, L->n_ob, L->outboard, L->nj, L->S, L->Ainv,
-                                    L->base, act_values[0], wrench, work);
+    return mbs_interface_wrench(m, rec, udot, applied, L->cut, L->n_ob, L->outboard, L->nj, L->S, L->Ainv, L->base,
+                                act_values[0], wrench, work);
+}
+
+int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
+                   const double *act_values, const double *extra, double *out, double *work) {
+    const int nb = m->nb;
+    const double *rot = rec + record_head(m), *org = rot + 9 * nb;
+    double *applied = out, *wrench = out + 6 * nb, *rows = wrench + 6, *tip = rows + 6 * L->n_rows;
+    const int code = mbs_base_load(m, L, rec, udot, act_values, extra, applied, wrench, work);
     if (code) return code;
     const int ncyl = L->reactions->ncyl;
     double *total = work + 6 * L->reactions->n_items + 6 * nb, *supports = total + 6 * nb,

@@ -36,5 +36,8 @@ int mbs_interface_inertia(int n, const double *M, const int *prescribed, const i
                           const double *euler_inverse, const double *R, double *A, double *work);
 int mbs_base_loads(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
                    const double *act_values, const double *extra, double *out, double *work);
+/* mbs_base_loads' applied wrenches (nb, 6) and load on the base [f; n] (6) alone (work: 6 nb doubles). */
+int mbs_base_load(const mbs_model *m, const mbs_base_loads_model *L, const double *rec, const double *udot,
+                  const double *act_values, const double *extra, double *applied, double *wrench, double *work);
 
 #endif

@@ -12,8 +12,8 @@ from ...integration.rosenbrock import RosenbrockW
 from .buffers import BAD_BUFFERS, buffer_lengths
 from .system import NativeEffortLaw, NativeKinematics, NativeSystem, _address, library
 
-__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "FRICTION_KINDS", "MAX_FRICTION_JOINTS",
-           "buffer_lengths", "BAD_BUFFERS"]
+__all__ = ["NativeTask", "NativeTableau", "NativeIntegration", "NativeModelIntegration", "FRICTION_KINDS",
+           "MAX_FRICTION_JOINTS", "buffer_lengths", "BAD_BUFFERS"]
 
 
 class _Task(ctypes.Structure):
@@ -295,3 +295,36 @@ class NativeIntegration:
         return NativeKinematics(record, self._native._derivative_layout, self._native.invert)
 
 
+class NativeModelIntegration(NativeIntegration):
+    """A model's own right-hand side over a tree, under the stepper: its record at ``pointer`` takes the task's place
+    in the kernel's calls -- ``_derivative_fn(model, law, inputs, record, y, ẏ, evaluation, work)`` and
+    ``_fn``, ``mbs_integrate``'s form (``held_base.c``, ``moving_base.c``). A subclass sets those, ``pointer``,
+    ``size`` and ``n_inputs`` (with the input buffer ``_inputs`` of that size)."""
+
+    def derivative(self, y: np.ndarray, inputs: np.ndarray) -> tuple:
+        """``(ẏ, record)`` at ``y``, evaluated into a record of zeros; raises the kernel's error as
+        :meth:`NativeSystem.derivative` (``LinAlgError`` when ``M_ff`` is not positive definite)."""
+        native = self._native
+        if np.size(y) != self.size or np.size(inputs) != self.n_inputs:
+            raise ValueError(f"y has {np.size(y)} and the inputs {np.size(inputs)} values, the model {self.size} "
+                             f"and {self.n_inputs}")
+        rec, ydot = np.zeros(native.size), np.empty(self.size)
+        y, inputs = np.array(y, dtype=float), np.array(inputs, dtype=float)
+        code = self._derivative_fn(native._model_ptr, self._law.pointer, _address(inputs), self.pointer, _address(y),
+                                   _address(ydot), _address(rec), native._work_ptr)
+        if code:
+            native._finish(rec, code, self._law)  # raises the kernel's error
+        return ydot, rec
+
+    def derivative_of(self, t: float, y: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        return self.derivative(y, inputs)[0]
+
+    def _run(self, tableau: NativeTableau, inputs: np.ndarray, t: float, t_end: float, y: np.ndarray,
+             k: np.ndarray) -> int:
+        """The model's stepping call on ``y`` and ``k`` in place (:meth:`NativeIntegration._run` with the model's
+        record in the task's place)."""
+        head, tail, _ = self._stepping_arguments(tableau)
+        if inputs.size != self._inputs.size:
+            raise ValueError(f"the model takes {self._inputs.size} inputs, got {inputs.size}")
+        self._inputs[:] = inputs
+        return self._fn(*head, self.pointer, tableau.pointer, self._stepper_ptr, t, t_end, *tail)

@@ -28,6 +28,14 @@ Choices where the papers are silent:
   fixed crane's.
 * ``interface_moment_z`` is the reaction of the slewing torque ``T1`` on the vessel (not a constraint
   moment: the cut (67) has none about the slewing axis); a ship simulator needs the full wrench.
+* Not in the papers: with ``mean_wrench_outputs`` the crane also returns the wrench averaged over the last
+  communication step (``interface_*_mean_*``, as :mod:`vessel_crane.split`'s crane): seven quadrature states
+  ``[∫W dt (6), elapsed time]`` after ``[q; u]``, ``W`` exactly the ``interface_*`` outputs, restarted at every step's
+  start and kept out of the step-size control. A vessel held at that mean over the step receives the crane's impulse.
+
+With the compiled kernel the right-hand side, the stepping, the outputs and the whole communication step -- the base
+imposed and the step integrals restarted included -- run there (:mod:`.moving_base_kernel`); the numpy methods here
+are the specification and the path without the kernel.
 """
 from __future__ import annotations
 
@@ -38,7 +46,7 @@ import numpy as np
 from ...core.constraint_forces import AuxiliarySpeeds, ConstraintCut
 from ...core.effort_laws import CoordinateEffortLaw, prescribed_accelerations, stacked
 from ...core.kane import Kinematics
-from ...core.native.outputs import NativeCraneOutputs, OutputWriters, kernel_writer
+from ...core.native.outputs import OutputWriters
 from ...core.native.wrenches import NativeBaseLoads, NativeInterfaceInertia
 from ...core.parameters import validate
 from ...core.screws import rot_x, rot_y, rot_z
@@ -46,10 +54,11 @@ from ...core.state_derivative import StateDerivative
 from ...core.moving_base.interface_inertia import (INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS, inertia_values,
                                               interface_inertia)
 from ...core.moving_base.base_chain import base_bodies
-from ...core.moving_base.euler import euler_rate_matrix_inverse
-from ...core.moving_base.interface import BASE_VELOCITY, MOTION, WRENCH
+from ...core.moving_base.euler import base_motion_of, euler_rate_matrix_inverse
+from ...core.moving_base.interface import BASE_VELOCITY, MEAN_WRENCH, MOTION, WRENCH, restarted, step_mean
 from .crane import (COORDINATE_OUTPUTS, INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController,
                     KnuckleBoomCrane, KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
+from .moving_base_kernel import MovingBaseKernel
 
 __all__ = ["KnuckleBoomOnMovingBaseModel", "KING_CUT", "INPUTS", "OUTPUTS", "INTEGER_OUTPUTS", "BASE_ANGLES",
            "BASE_TRANSLATION"]
@@ -57,6 +66,7 @@ __all__ = ["KnuckleBoomOnMovingBaseModel", "KING_CUT", "INPUTS", "OUTPUTS", "INT
 # Coordinates: q1-q3 the crane (as the fixed crane), q4-q6 roll, pitch, yaw, q7-q9 the base point along x0, y0, z0.
 BASE_ANGLES, BASE_TRANSLATION = (3, 4, 5), (6, 7, 8)
 N_COORDINATES = 9
+PITCH_LIMIT = 1.4  # |base pitch| [rad] check_state allows: E of (53) is singular at ±π/2
 _PRESCRIBED, _FREE = slice(3, 9), slice(0, 3)
 # The cut of §III-C on the king joint: moments about x, y and forces along x, y, z of the king frame (67).
 KING_CUT = ConstraintCut("king", ("rx", "ry", "tx", "ty", "tz"))
@@ -84,20 +94,33 @@ _WRENCH_NAMES = _OUTPUT_NAMES[13:19]  # the interface force and moment, W of W =
 _KERNEL_VALUE_ORDER = (_OUTPUT_NAMES[:37] + [None] * 12 + _OUTPUT_NAMES[37:40] + [None] + _OUTPUT_NAMES[40:42]
                        + ["end_stop_active"])
 OUTPUTS = tuple(OUTPUTS) + tuple(INERTIA_OUTPUTS) + tuple(WRENCH0_OUTPUTS)
+_MEAN_NAMES = [name for name, _, _ in MEAN_WRENCH]
 
 
 class KnuckleBoomOnMovingBaseModel:
     """The knuckle boom crane with its controller on a prescribed base motion; state ``x = [q; u]`` of all nine
-    coordinates (the base part is the inputs' at every communication point)."""
+    coordinates (the base part is the inputs' at every communication point), and with ``mean_wrench_outputs`` the
+    step integrals ``[∫W dt (6), elapsed time]`` after them."""
 
     input_names = [name for name, _, _ in INPUTS]
     state_size = 2 * N_COORDINATES
+    # CoSimulation's hooks that the kernel's communication step runs itself (mbs_cosim_moving_step), and new inputs
+    # evaluated afresh there (no exact input update: the base enters M)
+    kernel_step_hooks = ("impose", "restart")
+    kernel_fresh_inputs = True
 
     def __init__(self, params: KnuckleBoomParameters | None = None,
                  controller: KnuckleBoomController | None = None, controller_enabled: bool = True,
-                 inertia_outputs: bool = True):
-        """``inertia_outputs``: also output A and W₀ (:mod:`core.moving_base.interface_inertia`; 0 otherwise)."""
+                 inertia_outputs: bool = True, mean_wrench_outputs: bool = False):
+        """``inertia_outputs``: also output A and W₀ (:mod:`core.moving_base.interface_inertia`; 0 otherwise);
+        ``mean_wrench_outputs``: also the step-mean wrench (the module's docstring; 0 otherwise)."""
         self.inertia_outputs = bool(inertia_outputs)
+        self.mean_wrench_outputs = mean = bool(mean_wrench_outputs)
+        self.state_size = 2 * N_COORDINATES + (7 if mean else 0)
+        # The quadrature states do not steer the step size (step_control._error_part); without them every state does.
+        self.controlled_states = 2 * N_COORDINATES if mean else None
+        if mean:
+            self.restart_step_integrals = lambda x: restarted(x, 2 * N_COORDINATES)
         base = base_bodies(BASE_ANGLES, BASE_TRANSLATION)
         self.crane = KnuckleBoomCrane(params, tuple(base), N_COORDINATES)
         self.controller = controller if controller is not None else KnuckleBoomController()
@@ -132,7 +155,7 @@ class KnuckleBoomOnMovingBaseModel:
                 self._reactions_at, [self._base] + self._reactions_at[1:], self._tip_body, (0.0, 0.0, self._tip_length),
                 self.crane.params.g)
         self._cylinder_ranges = [self.crane.cylinders[k].extension_range() for k in (2, 3)]
-        self._native_outputs = None  # (NativeSystem, NativeCraneOutputs) once built
+        self._kernel = MovingBaseKernel(self, _KERNEL_VALUE_ORDER, _MOTION_AT)
         # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call
         self.write_outputs = OutputWriters(self.output_writer)
 
@@ -141,13 +164,19 @@ class KnuckleBoomOnMovingBaseModel:
         """``(angles, Euler rates, kernel inputs)`` of the inputs (cached: asked for by ``impose_inputs``,
         ``derivative`` and ``compiled`` with the same inputs). The kernel inputs are the crane's six, then the
         prescribed ``u̇`` of the base: the Euler-angle accelerations ``E⁻¹ (ω̇ − Ė q̇)`` and the base-point
-        acceleration in Frame 0, ``R^0_1 a``."""
+        acceleration in Frame 0, ``R^0_1 a`` -- by the kernel (``mbs_moving_base_inputs``, as its step does) when it
+        is loaded, else :func:`base_motion_of`."""
         key = inputs.tobytes()
         if self._cached[0] == key:
             return self._cached[1]
-        values = inputs.tolist()
-        angles, rates, udot_base = base_motion_of(values[_MOTION_AT:])
-        out = (np.array(angles), np.array(rates), np.array(values[:_MOTION_AT] + udot_base))
+        if self._kernel.parts() is not None:
+            values = self._kernel.base_inputs(inputs)
+            n = len(values) - 6
+            out = (values[n:n + 3], values[n + 3:], values[:n])
+        else:
+            values = inputs.tolist()
+            angles, rates, udot_base = base_motion_of(values[_MOTION_AT:])
+            out = (np.array(angles), np.array(rates), np.array(values[:_MOTION_AT] + udot_base))
         self._cached = (key, out)
         return out
 
@@ -172,12 +201,34 @@ class KnuckleBoomOnMovingBaseModel:
 
     # -- the model interface of integration.cosimulation -------------------------------------------
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
-        kin = self._dynamics(x, self.kernel_inputs(inputs))
-        return kin.xdot, kin
+        """``(ẋ, kinematics)``: one kernel evaluation (:mod:`.moving_base_kernel`) when the kernel is loaded, else
+        :meth:`reference_derivative`."""
+        evaluated = self._kernel.derivative(x, inputs)
+        return evaluated if evaluated is not None else self.reference_derivative(t, x, inputs)
+
+    def reference_derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        """``ẋ = [u; u̇]`` of (43) with the base's accelerations prescribed, and with the step-mean wrench its
+        integrand ``[W; 1]`` (:meth:`point_wrench`): the kernel's specification."""
+        n = 2 * N_COORDINATES
+        kin = self._dynamics(x[:n], self.kernel_inputs(inputs))
+        if not self.mean_wrench_outputs:
+            return kin.xdot, kin
+        return np.concatenate((kin.xdot, self.point_wrench(kin, kin.udot), [1.0])), kin
 
     def compiled(self, t: float, inputs: np.ndarray):
         """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without the kernel."""
-        return self._dynamics.compiled(self.kernel_inputs(inputs))
+        return self._kernel.compiled(inputs)
+
+    def point_wrench(self, kin: Kinematics, udot: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+        """``[f; n]``: the wrench on the base that the ``interface_force_*``, ``interface_moment_*`` outputs give at the
+        evaluation ``kin`` with accelerations ``udot`` and further applied wrenches ``extra`` (:meth:`outputs_with`),
+        without the reactions: the integrand of the step-mean wrench."""
+        effort, stop, _ = self.applied_efforts(kin)
+        actuators = effort + stop
+        applied = self.applied_wrenches(kin, actuators)
+        if extra is not None:
+            applied = applied + extra
+        return np.concatenate(self.interface_wrench(kin, udot, actuators, applied))
 
     def applied_efforts(self, kin: Kinematics) -> tuple:
         """``(effort, stop, active)`` of the three actuators (as :meth:`KnuckleBoomModel.applied_efforts`)."""
@@ -229,13 +280,14 @@ class KnuckleBoomOnMovingBaseModel:
         return kin.rotation[b].T @ (self.crane.tip_position(kin) - kin.origin[b])
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        return self.outputs_with(aux, x, inputs, aux.udot)
+        n = 2 * N_COORDINATES
+        return self.outputs_with(aux, x, inputs, aux.udot, integral=x[n:n + 7] if self.mean_wrench_outputs else None)
 
     def outputs_with(self, kin: Kinematics, x: np.ndarray, inputs: np.ndarray, udot: np.ndarray,
-                     extra: np.ndarray | None = None) -> dict:
+                     extra: np.ndarray | None = None, integral: np.ndarray | None = None) -> dict:
         """The outputs at the evaluation ``kin`` with accelerations ``udot``; ``extra``: further applied wrenches
         (``[f; n]`` at each COG, body coordinates; a hoisting wire on Body 3), which enter every reaction and
-        the interface wrench."""
+        the interface wrench; ``integral``: the step integrals ``[∫W dt, Δt]`` of the step-mean wrench (None: 0)."""
         effort, stop, active = self.applied_efforts(kin)
         _, force, moment, joints, tip = self.loads(kin, udot, effort + stop, extra)
         values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joints.ravel(),
@@ -243,6 +295,8 @@ class KnuckleBoomOnMovingBaseModel:
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
         out.update(self._fixed_outputs)
+        mean = np.zeros(6) if integral is None else step_mean(integral, np.concatenate((force, moment)))
+        out.update(zip(_MEAN_NAMES, mean.tolist()))
         if not self.inertia_outputs:
             return out
         A = self.interface_inertia(kin)
@@ -254,48 +308,17 @@ class KnuckleBoomOnMovingBaseModel:
     def output_writer(self, names: tuple, constants: dict | None = None):
         """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
         into ``out``; ``constants``: further outputs of fixed value (name: number) among ``names``. By
-        ``mbs_crane_outputs`` (with ``mbs_base_loads``) when ``aux`` is the kernel's, with the interface inertia A
-        (``mbs_interface_inertia``) and W0 when they are outputs; else :meth:`outputs_with` (the specification)."""
-        kernel, fixed = self._kernel_outputs(), {**self._fixed_outputs, **(constants or {})}
-        reference = lambda x, inputs, aux: self.outputs_with(aux, x, inputs, aux.udot)  # noqa: E731
-        usable = lambda aux: aux.record is not None and "P" in aux._layout  # noqa: E731
-        if not self.inertia_outputs or kernel is None:
-            return kernel_writer(kernel, names, fixed, reference, usable)
-        # A and W0 too: the kernel's outputs, A by mbs_interface_inertia and W0 = W + A a from the kernel's W (its
-        # values of the interface wrench, outputs_with's force and moment), into the slots of those outputs
-        plan = kernel.plan(names, {**fixed, **INERTIA_ZEROS})
-        from_dict = kernel_writer(None, names, fixed, reference, usable)
-        w_at = [kernel._position[name] for name in _WRENCH_NAMES]
-        slots = [(i, name) for i, name in enumerate(names) if name in INERTIA_ZEROS]
+        ``mbs_moving_outputs`` (:mod:`.moving_base_kernel`) when ``aux`` is the kernel's, else :meth:`outputs`."""
+        fixed = {**self._fixed_outputs, **(constants or {})}
+        return self._kernel.output_writer(names, fixed, lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux))
 
-        def write(x, inputs, aux, out) -> None:
-            if not usable(aux):
-                return from_dict(x, inputs, aux, out)
-            kernel.write(plan, x, aux.record, out)
-            A = self.interface_inertia(aux)
-            m = inputs[_MOTION_AT:]
-            w0 = plan.values[w_at] + A @ np.concatenate((m[9:12], m[6:9]))  # W = W0 - A a, as outputs_with
-            values = inertia_values(A, w0[:3], w0[3:])
-            for i, name in slots:
-                out[i] = values[name]
-
-        return write
-
-    def _kernel_outputs(self) -> NativeCraneOutputs | None:
-        """The kernel's record of this crane's outputs (built on first use), None without the kernel."""
-        native, solver = self.system.native, self.crane.reaction_solver.native
-        if native is None or solver is None or self._native_loads is None:
-            return None
-        if self._native_outputs is None or self._native_outputs[0] is not native:
-            # (67)-(68) in the order of the base loads' entries: T1 on the king; -F2, -F3 on the barrels, +F2, +F3 on
-            # the pistons
-            actuators = list(zip(self._actuator_entries, (0, 1, 2, 1, 2), (1.0, -1.0, -1.0, 1.0, 1.0)))
-            outputs = NativeCraneOutputs(
-                native, solver, self._dynamics._law_record(native), _KERNEL_VALUE_ORDER, (0, 1, 2, 9, 10, 11),
-                self._angle_bodies, self._tip_body, (0.0, 0.0, self._tip_length), 3, actuators,
-                [(b, False) for b in self._reactions_at], self._native_loads)
-            self._native_outputs = (native, outputs)
-        return self._native_outputs[1]
+    def kernel_step_parts(self, names: tuple, constants: dict | None = None):
+        """What the kernel's communication step (``mbs_cosim_moving_step``, fmi/kernel_steps.py) needs: the outputs,
+        the index map of ``names``, the bounds of :meth:`check_state` (the cylinders' ranges, the base pitch; every
+        entry finite, which the kernel checks) and the maker of the record; None without the kernel."""
+        bounds = [(k - 1, lo, hi) for k, (lo, hi) in zip((2, 3), self._cylinder_ranges)] + [(4, -PITCH_LIMIT,
+                                                                                               PITCH_LIMIT)]
+        return self._kernel.kernel_step_parts(names, {**self._fixed_outputs, **(constants or {})}, bounds)
 
     def loads(self, kin: Kinematics, udot: np.ndarray, actuators: np.ndarray, extra: np.ndarray | None = None) -> tuple:
         """``(applied, force, moment, joints, tip)`` for the outputs: :meth:`loads_reference` in one kernel call
@@ -345,34 +368,9 @@ class KnuckleBoomOnMovingBaseModel:
         for k, (lo, hi) in zip((2, 3), self._cylinder_ranges):
             if not lo < v[k - 1] < hi:
                 self.crane.cylinders[k].check(v[k - 1])  # raises with the message
-        if abs(v[4]) > 1.4:  # E of (53) is singular at pitch ±π/2
-            raise ValueError(f"base pitch = {x[4]:.4g} rad is beyond ±1.4 rad, near the Euler-angle singularity of eq. (53)")
-
-
-
-
-def base_motion_of(motion: list) -> tuple:
-    """``(angles, q̇, u̇_base)`` of the motion inputs ``[roll, pitch, yaw, ω (3), ω̇ (3), a (3)]`` (Frame 1): the
-    Euler rates ``q̇ = E⁻¹ ω``, the Euler accelerations ``q̈ = E⁻¹ (ω̇ − Ė q̇)`` of (53) and the base-point
-    acceleration in Frame 0, ``R^0_1 a`` -- as :func:`core.moving_base.euler.euler_rates` and
-    :func:`~core.moving_base.euler.euler_accelerations` (the tests compare), written out in floats: numpy's
-    3-vectors cost more than the arithmetic, once per communication step."""
-    r, p, y, wx, wy, wz, ax, ay, az, bx, by, bz = motion[:12]
-    c1, s1, c2, s2, c3, s3 = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
-    t = s2 / c2
-
-    def e_inverse(v0: float, v1: float, v2: float) -> list:
-        return [v0 + s1 * t * v1 + c1 * t * v2, c1 * v1 - s1 * v2, (s1 * v1 + c1 * v2) / c2]
-
-    d1, d2, d3 = e_inverse(wx, wy, wz)
-    e_dot_rates = (-c2 * d2 * d3, -s1 * d1 * d2 + (c1 * c2 * d1 - s1 * s2 * d2) * d3,
-                   -c1 * d1 * d2 - (s1 * c2 * d1 + c1 * s2 * d2) * d3)
-    qdd = e_inverse(ax - e_dot_rates[0], ay - e_dot_rates[1], az - e_dot_rates[2])
-    # R_z(y) R_y(p) R_x(r) [bx, by, bz]
-    v1 = (bx, c1 * by - s1 * bz, s1 * by + c1 * bz)
-    v2 = (c2 * v1[0] + s2 * v1[2], v1[1], -s2 * v1[0] + c2 * v1[2])
-    acc0 = [c3 * v2[0] - s3 * v2[1], s3 * v2[0] + c3 * v2[1], v2[2]]
-    return [r, p, y], [d1, d2, d3], qdd + acc0
+        if abs(v[4]) > PITCH_LIMIT:  # E of (53) is singular at pitch ±π/2
+            raise ValueError(f"base pitch = {x[4]:.4g} rad is beyond ±{PITCH_LIMIT} rad, near the Euler-angle "
+                             "singularity of eq. (53)")
 
 
 def base_rotation(angles: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from ...core.parameters import ParameterError, validate
 from ...core.payload import (contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate)
 from ...core.moving_base.euler import euler_rate_matrix
+from ...core.moving_base.interface import restarted
 from .moving_base import N_COORDINATES, KnuckleBoomOnMovingBaseModel
 from .payload import PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, PayloadParameters
 
@@ -31,10 +32,11 @@ _L = 2 * _N + 6
 
 
 class KnuckleBoomOnMovingBasePayloadModel:
-    """:class:`KnuckleBoomOnMovingBaseModel` plus the payload, wire and winch of :mod:`.payload`."""
+    """:class:`KnuckleBoomOnMovingBaseModel` plus the payload, wire and winch of :mod:`.payload`; with the crane's
+    ``mean_wrench_outputs`` the step integrals of its load on the base -- the payload's pull through the crane
+    included -- after ``L``."""
 
     input_names = KnuckleBoomOnMovingBaseModel.input_names + [n for n, _, _ in PAYLOAD_INPUTS]
-    state_size = 2 * _N + 7
 
     def __init__(self, crane_model: KnuckleBoomOnMovingBaseModel, payload: PayloadParameters | None = None,
                  deck_enabled: bool = False):
@@ -42,6 +44,11 @@ class KnuckleBoomOnMovingBasePayloadModel:
         moving with the base."""
         self.base = crane_model
         self.crane = crane_model.crane
+        self._mean = crane_model.mean_wrench_outputs
+        self.state_size = 2 * _N + 7 + (7 if self._mean else 0)
+        if self._mean:  # as the crane's: the integrals restart each step, outside the step-size control
+            self.controlled_states = 2 * _N + 7
+            self.restart_step_integrals = lambda x: restarted(x, 2 * _N + 7)
         self.payload = p = payload if payload is not None else PayloadParameters()
         validate(p)
         if not p.wire_length_min <= p.wire_length_0 <= p.wire_length_max:
@@ -63,11 +70,12 @@ class KnuckleBoomOnMovingBasePayloadModel:
         the tip (true vertical) on ``wire_length_0`` stretched by its weight. Without ``inputs`` (an FMU's build,
         which has no inputs yet) the load is placed so by the first :meth:`impose_inputs`, the co-simulation's
         start with its first inputs."""
+        integrals = np.zeros(7 if self._mean else 0)
         if inputs is None:
             self._place_load = True
-            return np.concatenate((crane_x0, np.zeros(6), [self.payload.wire_length_0]))
-        x = self.base.impose_inputs(crane_x0, inputs[:self._winch_at])
-        return np.concatenate((x, self._hanging_load(x), np.zeros(3), [self.payload.wire_length_0]))
+            return np.concatenate((crane_x0[:2 * _N], np.zeros(6), [self.payload.wire_length_0], integrals))
+        x = self.base.impose_inputs(crane_x0[:2 * _N], inputs[:self._winch_at])
+        return np.concatenate((x, self._hanging_load(x), np.zeros(3), [self.payload.wire_length_0], integrals))
 
     def _hanging_load(self, x: np.ndarray) -> np.ndarray:
         kin = self.crane.system.kinematics(x[:_N], x[_N:2 * _N])
@@ -96,7 +104,7 @@ class KnuckleBoomOnMovingBasePayloadModel:
         crane = self.base.impose_inputs(x[:2 * _N], inputs[:self._winch_at])
         if self._place_load:
             self._place_load = False
-            return np.concatenate((crane, self._hanging_load(crane), np.zeros(3), [x[_L]]))
+            return np.concatenate((crane, self._hanging_load(crane), np.zeros(3), x[_L:]))
         shift, shift_v = x[6:9] - crane[6:9], x[_N + 6:_N + 9] - crane[_N + 6:_N + 9]
         out = np.concatenate((crane, x[2 * _N:]))
         out[_LOAD] -= shift
@@ -123,6 +131,8 @@ class KnuckleBoomOnMovingBasePayloadModel:
         length = float(x[_L])
         l_dot = winch_rate(length, float(inputs[self._winch_at]), self.winch)
         xdot = np.concatenate((x[_N:2 * _N], udot, x[_LOAD_V], acc, [l_dot]))
+        if self._mean:  # the load on the base with the wire's pull on the tip (the outputs' interface wrench)
+            xdot = np.concatenate((xdot, self.base.point_wrench(kin, udot, self._wire_wrench(kin, force, tip)), [1.0]))
         d_dot = float((x[_LOAD] - tip) @ (x[_LOAD_V] - tip_v)) / d
         self._indicators = (x.copy(), self._indicator_values(d, d_dot, length, kin, x))
         return xdot, (kin, udot, force, tension, tip, contact)
@@ -143,13 +153,19 @@ class KnuckleBoomOnMovingBasePayloadModel:
         d = math.sqrt(float(rel @ rel))
         return self._indicator_values(d, float(rel @ (x[_LOAD_V] - tip_v)) / d, float(x[_L]), kin, x)
 
-    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
-        kin, udot, force, tension, tip, contact = aux
+    def _wire_wrench(self, kin, force: np.ndarray, tip: np.ndarray) -> np.ndarray:
+        """The wire force ``F`` on the tip as applied wrenches ``[f; n]`` at each COG (nb, 6): on Body 3 alone."""
         R = kin.rotation[self._tip_body]
         f = R.T @ force
         extra = np.zeros((self.crane.system.nb, 6))
         extra[self._tip_body] = np.concatenate((f, np.cross(R.T @ (tip - kin.cog[self._tip_body]), f)))
-        out = self.base.outputs_with(kin, x[:2 * _N], inputs[:self._winch_at], udot, extra)
+        return extra
+
+    def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
+        kin, udot, force, tension, tip, contact = aux
+        extra = self._wire_wrench(kin, force, tip)
+        integral = x[_L + 1:_L + 8] if self._mean else None
+        out = self.base.outputs_with(kin, x[:2 * _N], inputs[:self._winch_at], udot, extra, integral)
         rb = kin.rotation[self.base._base]
         origin = kin.origin[self.base._base]
         # Load relative to the crane base point and its velocity relative to the base frame's origin, base frame.
@@ -163,6 +179,6 @@ class KnuckleBoomOnMovingBasePayloadModel:
         return out
 
     def check_state(self, x: np.ndarray) -> None:
-        self.base.check_state(x[:2 * _N])
+        self.base.check_state(x[:2 * _N])  # the payload's entries and the step integrals: finite
         if not np.all(np.isfinite(x[2 * _N:])):
             raise ValueError(f"payload state became non-finite: {x[2 * _N:]}")

@@ -11,7 +11,8 @@ from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_par
 from .crane import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
                     KnuckleBoomModel, KnuckleBoomParameters)
 from ...core.moving_base.ship import MOUNTING_OUTPUTS
-from ..on_ship import mounting_parameters, on_ship
+from ...core.moving_base.interface import MEAN_WRENCH
+from ..on_ship import MEAN_WRENCH_PARAMETER, mounting_parameters, on_ship
 from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
                       KnuckleBoomPayloadModel, PayloadParameters)
 from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel
@@ -79,14 +80,16 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     outputs += [FmuVariable(n, u, _in_base_frame(d), 0.0, display_unit="deg" if u == "rad" else None)
                 for n, u, d in PAYLOAD_OUTPUTS]
     outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
+    outputs += [FmuVariable(n, u, d, 0.0) for n, u, d in MEAN_WRENCH]  # last: the other variables keep their numbers
 
     def build(values: dict):
         model = KnuckleBoomOnMovingBaseModel(split_values(values, KnuckleBoomParameters),
                                              split_values(values, KnuckleBoomController),
-                                             bool(values["controller_enabled"]), bool(values["inertia_outputs"]))
+                                             bool(values["controller_enabled"]), bool(values["inertia_outputs"]),
+                                             bool(values["mean_wrench_outputs"]))
         crane_x0 = split_values(values, KnuckleBoomInitialState).state()
         _check_stroke(model.crane, crane_x0)
-        x0 = np.zeros(model.state_size)
+        x0 = np.zeros(model.state_size)  # the step integrals of the step-mean wrench at zero
         x0[:3], x0[9:12] = crane_x0[:3], crane_x0[3:]
         if not values["payload_enabled"]:
             return on_ship(CraneWithoutPayload(model), values), x0, solver_options(values)
@@ -96,7 +99,8 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
 
     return FmuSpec("KnuckleBoomCraneOnMovingBase", "Knuckle boom crane (Cibicik & Egeland 2018) on a moving base: "
                    "base motion in, the wrench on the vessel out by auxiliary generalized speeds (Cibicik & "
-                   "Egeland, moving base)", fixed.parameters + mounting_parameters(), inputs, outputs, build, stop_time=20.0, step_size=0.01)
+                   "Egeland, moving base)", fixed.parameters + mounting_parameters() + [MEAN_WRENCH_PARAMETER], inputs,
+                   outputs, build, stop_time=20.0, step_size=0.01)
 
 
 def _in_base_frame(description: str) -> str:

@@ -9,12 +9,13 @@ from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_par
                          real_variables, solver_options, split_values)
 from .crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneController, VesselCraneInitialState,
                     VesselCraneModel, VesselCraneParameters)
-from .split import (CRANE_INPUTS, CRANE_OUTPUTS, MEAN_WRENCH, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
+from ...core.moving_base.interface import MEAN_WRENCH
+from .split import (CRANE_INPUTS, CRANE_OUTPUTS, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
                     CraneOnMovingBaseModel, CraneOnMovingBaseParameters, VesselInitialState, VesselModel,
                     VesselParameters, initial_state)
 from ...core.moving_base.interface_inertia import INERTIA_OUTPUTS
 from ...core.moving_base.ship import MOUNTING_OUTPUTS
-from ..on_ship import mounting_parameters, on_ship
+from ..on_ship import MEAN_WRENCH_PARAMETER, mounting_parameters, on_ship
 
 __all__ = ["vessel_crane_spec", "crane_on_moving_base_spec", "vessel_spec", "VESSEL_SOLVER_PARAMETERS", "FMUS",
            "mounting_parameters", "on_ship"]
@@ -56,10 +57,7 @@ def crane_on_moving_base_spec() -> FmuSpec:
     init = CraneInitialState()
     params = parameters_from_dataclasses(CraneOnMovingBaseParameters(), VesselCraneController(), init)
     params += list(VESSEL_SOLVER_PARAMETERS) + mounting_parameters()
-    params.append(FmuVariable("mean_wrench_outputs", "", "also integrate the interface wrench over each "
-                              "communication step (outputs interface_*_mean_*: the wrench averaged over the last "
-                              "step, for the 'averaged' coupling scheme; false: they stay 0 and the FMU runs "
-                              "faster)", False, "boolean"))
+    params.append(MEAN_WRENCH_PARAMETER)
     # Set-points start at the initial crane pose (unconnected, they hold the crane); the base starts at rest.
     inputs = real_variables(CRANE_INPUTS, {"q4_ref": init.q4_0, "q5_ref": init.q5_0, "q6_ref": init.q6_0})
     outputs = real_variables(tuple(CRANE_OUTPUTS) + tuple(MEAN_WRENCH) + tuple(MOUNTING_OUTPUTS), {})

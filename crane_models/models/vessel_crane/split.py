@@ -53,7 +53,7 @@ from ...core.springs import cross
 from ...core.moving_base.base_chain import base_bodies, vessel_bodies
 from ...core.moving_base.euler import (euler_accelerations, euler_rate_matrix, euler_rate_matrix_inverse,  # noqa: F401
                                        euler_rates)  # (re-exported: the split's old home of the Euler rates)
-from ...core.moving_base.interface import BASE_VELOCITY, MOTION, WRENCH
+from ...core.moving_base.interface import BASE_VELOCITY, MEAN_WRENCH, MOTION, WRENCH, restarted, step_mean
 from ...core.moving_base.interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS,
                                                    inertia_matrix, inertia_values, interface_inertia)
 from ...core.native.outputs import OutputWriters
@@ -104,10 +104,6 @@ CRANE_OUTPUTS = tuple(
     + [(f"applied_joint{i}_torque", "N.m", f"total torque in joint {i}: PD effort (63) plus input") for i in (4, 5, 6)]
     + list(INERTIA_OUTPUTS) + list(WRENCH0_OUTPUTS)
 )
-MEAN_WRENCH = ([(f"interface_force_mean_{a}", "N", f"interface force on the vessel averaged over the last "
-                 f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"]
-               + [(f"interface_moment_mean_{a}", "N.m", f"interface moment on the vessel averaged over the last "
-                   f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"])
 # The outputs of fixed value: the point of attack is the crane base point itself (core.moving_base.ship).
 _FIXED_OUTPUTS = {f"point_of_attack_{a}": 0.0 for a in "xyz"}
 # Every output of the crane's model, in the order of its outputs dict.
@@ -149,6 +145,8 @@ class CraneOnMovingBaseModel:
         # inputs, as the kernel's step makes it (with the integrals restarted, each step evaluates anew anyway)
         if self.mean_wrench_outputs:
             self.restart_step_integrals = self._restart_step_integrals
+            # the kernel's step restarts them itself and evaluates anew for new inputs (cosim_held.c)
+            self.kernel_step_hooks, self.kernel_fresh_inputs = ("restart",), True
         else:
             self.update_inputs = self._evaluated_anew
         self.params = p = params if params is not None else CraneOnMovingBaseParameters()
@@ -200,9 +198,8 @@ class CraneOnMovingBaseModel:
     def kernel_step_parts(self, names: tuple):
         """What the kernel's communication step (``mbs_cosim_held_step``, fmi/kernel_steps.py) needs: the outputs,
         the index map of ``names``, no bounds (``check_state``: every entry finite, which the kernel checks) and the
-        maker of the record; None without the kernel or with the step-mean wrench (its integrals restart at each
-        step: Python's step)."""
-        return None if self.mean_wrench_outputs else self._kernel.kernel_step_parts(names, _FIXED_OUTPUTS)
+        maker of the record; None without the kernel. With the step-mean wrench that step restarts its integrals."""
+        return self._kernel.kernel_step_parts(names, _FIXED_OUTPUTS)
 
     def output_writer(self, names: tuple, constants: dict | None = None):
         """``write(x, inputs, aux, out)``: the outputs ``names`` at the state ``x`` with the evaluation ``aux`` there
@@ -229,16 +226,11 @@ class CraneOnMovingBaseModel:
     def _restart_step_integrals(self, x: np.ndarray) -> np.ndarray:
         """``x`` with the step's quadrature states (``∫W dt`` and the elapsed time) back at zero: called by
         :class:`integration.cosimulation.CoSimulation` at the start of every communication step."""
-        if not x[6:].any():
-            return x
-        out = np.array(x, dtype=float)
-        out[6:] = 0.0
-        return out
+        return restarted(x, 6)
 
     def mean_wrench(self, x: np.ndarray, force: np.ndarray, moment: np.ndarray) -> np.ndarray:
         """``∫W dt / Δt`` over the last step; the wrench itself before any step (``Δt = 0``)."""
-        elapsed = x[12]
-        return x[6:12] / elapsed if elapsed > 0.0 else np.concatenate((force, moment))
+        return step_mean(x[6:13], np.concatenate((force, moment)))
 
     def interface_wrench(self, kin: Kinematics, udot: np.ndarray, torques: np.ndarray) -> tuple:
         """``(force, moment)`` the crane exerts on the vessel at the crane base, Frame 1: minus the

@@ -5,8 +5,8 @@ output in one kernel call (``mbs_held_outputs``). :class:`split.CraneOnMovingBas
 specification (tests/test_split_crane_kernel.py compares to 1e-12); the model uses this when the kernel is loaded.
 
 With the step-mean wrench (``mean_wrench_outputs``) the kernel's right-hand side also integrates the interface
-wrench and the time (seven quadrature states, outside the step-size control: the stepper's ``controlled``), and
-the outputs take the mean from them; its communication step stays Python's (the integrals restart at each step)."""
+wrench and the time (seven quadrature states, outside the step-size control: the stepper's ``controlled``), the
+outputs take the mean from them, and the communication step in C restarts them at each step's start."""
 from __future__ import annotations
 
 import functools
