@@ -19,8 +19,8 @@ xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is n
 
 from crane_models.fmi.osp import MD_NAMESPACE, osp_model_description  # noqa: E402
 from crane_models.models.build import write_osp_files  # noqa: E402
-from crane_models.models.registry import OSP_PAIRS as PAIRS  # noqa: E402
-from crane_models.models.registry import SPECS  # noqa: E402
+from crane_models.fmi.osp import ported_wrench  # noqa: E402
+from crane_models.models.registry import OSP_PAIRS as PAIRS, OSP_WIRINGS, SPECS  # noqa: E402
 from engine_runs import NO_LIBCOSIM, libcosim_missing  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 
@@ -117,7 +117,9 @@ def test_libcosim_runs_the_system_structure_like_the_fmpy_jacobi_master(fmu_dir,
     from crane_models.simulation.split_masters import SplitSettings, run_split
 
     log_output_level(CosimLogLevel.ERROR)
-    (_, (vessel_fmu, vessel_start)), (_, (crane_fmu, _)) = sorted(PAIRS[structure].items(), key=lambda kv: kv[0] != "vessel")
+    (_, (vessel_fmu, vessel_start)), (_, (crane_fmu, crane_start)) = sorted(PAIRS[structure].items(),
+                                                                          key=lambda kv: kv[0] != "vessel")
+    wrench = OSP_WIRINGS.get(structure) or ported_wrench(SPECS[crane_fmu]())  # the wrench the structure connects
     step, stop = 0.01, 2.0
     setpoints = _crane_setpoints(crane_fmu)
     names = {"vessel": ["roll", "pitch", "yaw"], "crane": ["interface_force_x", "interface_force_z", "interface_moment_y"]}
@@ -136,7 +138,7 @@ def test_libcosim_runs_the_system_structure_like_the_fmpy_jacobi_master(fmu_dir,
     assert execution.stop()
     got = np.array(rows)
     r = run_split(fmu_dir / f"{vessel_fmu}.fmu", fmu_dir / f"{crane_fmu}.fmu", stop, step, setpoints,
-                  SplitSettings(scheme="jacobi", vessel_start=vessel_start))
+                  SplitSettings(scheme="jacobi", vessel_start=vessel_start, crane_start=crane_start, wrench=wrench))
     ref = np.column_stack([r[f"{s}.{n}"] for s in names for n in names[s]])[1:]
     dev = np.abs(got - ref).max(axis=0) / np.maximum(np.ptp(ref, axis=0), 1e-6)
     assert dev.max() < TOL, dict(zip([n for s in names for n in names[s]], dev))

@@ -28,7 +28,8 @@ xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is n
 
 from crane_models.models.registry import OSP_PAIRS as PAIRS  # noqa: E402
 from crane_models.models.registry import SPECS  # noqa: E402
-from crane_models.models.vessel_crane.vessels import SHIP_PAIRS  # noqa: E402
+from crane_models.models.vessel_crane.vessels import SHIP_PAIRS, WIRINGS  # noqa: E402
+from crane_models.fmi.osp import ported_wrench  # noqa: E402
 from engine_runs import needs_ecospy  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
 
@@ -132,7 +133,8 @@ def _osp_variable_pairs(fmu_dir: Path, structure: str) -> set:
         (g,) = [e for e in md.iter() if e.get("name") == group]
         return [v.get("ref") for v in g.iter() if v.tag.endswith("Variable")]
 
-    out = set()
+    out = {frozenset((v.get("simulator"), v.get("name")) for v in c)  # a wiring other than the ports': one by one
+           for c in root.iterfind(".//s:VariableConnection", ns)}
     for c in root.iterfind(".//s:VariableGroupConnection", ns):
         (a, ga), (b, gb) = [(g.get("simulator"), g.get("name")) for g in c]
         for x, y in zip(members(a, ga), members(b, gb), strict=True):
@@ -154,6 +156,12 @@ def _typed(v, text: str):
     return {"Real": float, "Integer": int, "Boolean": lambda s: s in ("true", "1")}[v.type](text)
 
 
+def _typed_text(element) -> object:
+    """An OSP InitialValue's value: its ``Real`` or ``Boolean`` element's."""
+    text = element.get("value")
+    return text in ("true", "1") if element.tag.endswith("Boolean") else float(text)
+
+
 def _ssv_values(text: str) -> dict:
     root = ET.fromstring(text)
     assert root.get("name") == "crane-cosim"  # the one set name Ecos applies: init(parameter_set="crane-cosim")
@@ -173,15 +181,16 @@ def test_parameter_values_are_the_fmus_start_values_or_the_pairs_set(fmu_dir, na
         root = ET.parse(fmu_dir / OSP_FILE[name]).getroot()
         for sim in root.iter():
             if sim.tag.endswith("Simulator"):
-                osp_initial[sim.get("name")] = {iv.get("variable"): float(iv[0].get("value"))
+                osp_initial[sim.get("name")] = {iv.get("variable"): _typed_text(iv[0])
                                                 for iv in sim.iter() if iv.tag.endswith("InitialValue")}
     for comp in p["root"].iterfind(".//ssd:Component", NS):
         inst = comp.get("name")
         (binding,) = comp.iterfind("ssd:ParameterBindings/ssd:ParameterBinding", NS)
         values = _ssv_values(p["ssv"][binding.get("source")])
         variables = p["variables"][inst]
-        assert set(values) == {n for n, v in variables.items() if v.causality == "parameter"}
         overrides = members[inst][1]
+        inputs = {n for n in overrides if variables[n].causality == "input"}  # a pair's consistent start of its inputs
+        assert set(values) == {n for n, v in variables.items() if v.causality == "parameter"} | inputs
         assert overrides == osp_initial.get(inst, {})
         for n, (type_, text, unit) in values.items():
             v = variables[n]
@@ -257,13 +266,16 @@ def test_ecospy_runs_the_pair_package_like_libcosim_runs_the_osp_structure(fmu_d
     from crane_models.simulation.split_masters import SplitSettings, run_split
 
     r = run_split(fmu_dir / f"{SHIP_PAIRS[pair]['vessel'][0]}.fmu", fmu_dir / f"{crane_fmu}.fmu", STOP, STEP, setpoints,
-                  SplitSettings(scheme="jacobi", vessel_start=SHIP_PAIRS[pair]["vessel"][1], init_rounds=1))
+                  SplitSettings(scheme="jacobi", vessel_start=SHIP_PAIRS[pair]["vessel"][1],
+                                crane_start=SHIP_PAIRS[pair]["crane"][1], init_rounds=1,
+                                wrench=WIRINGS.get(pair) or ported_wrench(SPECS[crane_fmu]())))
     ref = np.column_stack([r[f"{s}.{n}"] for s in signals for n in signals[s]])[1:]
     EcosLib.set_log_level("warn")
     sim = EcosSimulation(step_size=STEP, ssp_path=str(fmu_dir / f"{pair}.ssp"))
     try:
         assert sim.init(parameter_set="crane-cosim"), EcosLib.get_last_error()
-        for n, value in SHIP_PAIRS[pair]["vessel"][1].items():  # the pair's vessel set is in force
+        parameters = {v.name for v in SPECS["Vessel"]().parameters}  # (its inputs follow the connections after init)
+        for n, value in ((n, x) for n, x in SHIP_PAIRS[pair]["vessel"][1].items() if n in parameters):
             assert sim.get_real(f"vessel::{n}") == value
         rows = []
         for k in range(int(round(STOP / STEP))):

@@ -10,14 +10,29 @@ step (``docs/ship-cosimulation.md``). ``run_ship_demo`` returns rows like ``app.
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import re
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["run_ship_demo", "ship_figure", "PAIR_RUNS"]
+__all__ = ["run_ship_demo", "ship_figure", "PAIR_RUNS", "run_in_libcosim", "run_in_ecos", "monolithic_run", "deviations"]
 
 STOP = 10.0
+
+
+def _start(system: str, sim: str, names: list) -> list:
+    """The start values ``names`` of a pair's simulator: the pair's (vessel_crane.vessels.SHIP_PAIRS: its static
+    equilibrium) over the FMU's defaults -- what the system files give the engines, for the monolithic model too."""
+    from ..models.registry import SPECS
+    from ..models.vessel_crane.vessels import SHIP_PAIRS
+
+    fmu, values = SHIP_PAIRS[system][sim]
+    defaults = {v.name: v.start for v in SPECS[fmu]().parameters}
+    return [float(values.get(n, defaults[n])) for n in names]
 
 
 def _paper_pair():
@@ -26,11 +41,14 @@ def _paper_pair():
 
     sc = vessel_crane_hoisting(STOP)
     names = [n for n, _, _ in INPUTS]
-    x0 = np.concatenate((np.zeros(3), sc.inputs_at(0.0)[:3], np.zeros(6)))
+    q0 = _start("CraneOnVessel", "vessel", ["q1_0", "q2_0", "q3_0"]) + _start("CraneOnVessel", "crane",
+                                                                              ["q4_0", "q5_0", "q6_0"])
+    x0 = np.concatenate((q0, np.zeros(6)))
 
     def monolithic(out: dict) -> dict:  # the split's names: the load on the vessel, Frame 1
         return {"roll": out["q1"], "pitch": out["q2"], "yaw": out["q3"],
-                **{f"interface_force_{a}": -out[f"interface_f1_force_{a}"] for a in "xyz"}, **{f"interface_moment_{a}": -out[f"interface_f1_moment_{a}"] for a in "xy"}}
+                **{f"interface_force_{a}": -out[f"interface_f1_force_{a}"] for a in "xyz"},
+                **{f"interface_moment_{a}": -out[f"interface_f1_moment_{a}"] for a in "xy"}}
 
     return VesselCraneModel(), x0, lambda t: dict(zip(names, sc.inputs_at(t))), monolithic
 
@@ -41,16 +59,55 @@ def _knuckle_boom_pair():
     from ..models.vessel_crane.vessels import knuckle_boom_vessel
 
     sc = knuckle_boom_hoisting()
-    x0 = np.zeros(12)
-    x0[1:3] = 0.6
+    q0 = (_start("KnuckleBoomOnVessel", "crane", ["q1_0", "q2_0", "q3_0"])
+          + _start("KnuckleBoomOnVessel", "vessel", ["q1_0", "q2_0", "q3_0"]))
+    x0 = np.concatenate((q0, np.zeros(6)))
     return (KnuckleBoomOnVesselModel(knuckle_boom_vessel()), x0, lambda t: dict(zip(sc.input_names, sc.inputs_at(t))),
             lambda out: out)
 
 
-# system structure -> (title, builder of (monolithic model, x0, crane set-points at t, monolithic output names))
-PAIR_RUNS = {"OspSystemStructure.xml": ("Vessel + CraneOnMovingBase", _paper_pair),
-             "KnuckleBoomOnVessel_OspSystemStructure.xml": ("Vessel + KnuckleBoomCraneOnMovingBase", _knuckle_boom_pair)}
-SIGNALS = {"vessel": ["roll", "pitch", "yaw"], "crane": [f"interface_force_{a}" for a in "xyz"]}
+# system (vessel_crane.vessels.SHIP_PAIRS, without a variant's suffix) -> (title, builder of (monolithic model, x0,
+# crane set-points at t, monolithic output names))
+_PAIRS = {"CraneOnVessel": ("Vessel + CraneOnMovingBase", _paper_pair),
+          "KnuckleBoomOnVessel": ("Vessel + KnuckleBoomCraneOnMovingBase", _knuckle_boom_pair)}
+
+
+def _pair_runs() -> dict:
+    """OSP system structure file -> (title, builder), for every system the build writes (the variants too), and the
+    system's SSP package beside it (``SSP_OF``)."""
+    from ..models.registry import osp_file
+    from ..models.vessel_crane.vessels import POINT_WRENCH, SHIP_PAIRS
+
+    runs, packages = {}, {}
+    for system in SHIP_PAIRS:
+        base = system.removesuffix(POINT_WRENCH)
+        title, build = _PAIRS[base]
+        runs[osp_file(system)] = (title + (", point wrench" if base != system else ""), build)
+        packages[osp_file(system)] = f"{system}.ssp"
+    return runs, packages
+
+
+PAIR_RUNS, SSP_OF = _pair_runs()
+SIGNALS = {"vessel": ["roll", "pitch", "yaw"],
+           "crane": [f"interface_{k}_{a}" for k in ("force", "moment") for a in "xyz"]}
+
+
+@contextlib.contextmanager
+def _at_step(structure: Path, step: float):
+    """The system structure with its base and simulator steps set to ``step``: a copy beside it (libcosim finds the
+    FMUs relative to the file), removed afterwards; the file itself where it has that step."""
+    text = structure.read_text()
+    changed = re.sub(r'stepSize="[^"]*"', f'stepSize="{step!r}"',
+                     re.sub(r"<BaseStepSize>[^<]*</BaseStepSize>", f"<BaseStepSize>{step!r}</BaseStepSize>", text))
+    if changed == text:
+        yield structure
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".xml", prefix=".step_", dir=structure.parent, delete=False) as f:
+        f.write(changed)
+    try:
+        yield Path(f.name)
+    finally:
+        os.unlink(f.name)
 
 
 def run_in_libcosim(structure: Path, setpoints, step: float, stop: float) -> dict:
@@ -65,7 +122,8 @@ def run_in_libcosim(structure: Path, setpoints, step: float, stop: float) -> dic
 
     log_output_level(CosimLogLevel.ERROR)
     fmus = {sim: fmu for sim, (fmu, _) in OSP_PAIRS[structure.name].items()}
-    execution = CosimExecution.from_osp_config_file(str(structure))
+    with _at_step(structure, step) as path:
+        execution = CosimExecution.from_osp_config_file(str(path))
     observer, manipulator = CosimObserver.create_last_value(), CosimManipulator.create_override()
     execution.add_observer(observer)
     execution.add_manipulator(manipulator)
@@ -85,6 +143,53 @@ def run_in_libcosim(structure: Path, setpoints, step: float, stop: float) -> dic
     out = {"time": np.array(times)}
     out.update({name: data[:, i] for i, name in enumerate(v for s in SIGNALS for v in SIGNALS[s])})
     return out
+
+
+def run_in_ecos(package: Path, setpoints, step: float, stop: float) -> dict:
+    """The SSP package in Ecos (ecospy), its parameter set in force; ``setpoints(t)`` set on the crane before each
+    step, as ``run_in_libcosim`` does. Same result layout."""
+    from ecospy import EcosLib, EcosSimulation
+
+    EcosLib.set_log_level("warn")
+    names = [f"{s}::{v}" for s in SIGNALS for v in SIGNALS[s]]
+    sim = EcosSimulation(step_size=step, ssp_path=str(package))
+    rows = []
+    try:
+        if not sim.init(parameter_set="crane-cosim"):
+            raise RuntimeError(f"Ecos could not initialize {package.name}: {EcosLib.get_last_error()}")
+        for k in range(int(round(stop / step))):
+            for name, value in setpoints(k * step).items():
+                sim.set_real(f"crane::{name}", float(value))
+            sim.step()
+            rows.append([sim.get_real(n) for n in names])
+        sim.terminate()
+    finally:
+        sim.free()
+    data = np.array(rows)
+    out = {"time": step * np.arange(1, len(rows) + 1)}
+    out.update({name.split("::")[1]: data[:, i] for i, name in enumerate(names)})
+    return out
+
+
+def monolithic_run(structure: str, step: float, stop: float = STOP) -> tuple:
+    """``(set-points at t, monolithic outputs on the grid)`` of a pair's structure: the one-tree model with the
+    set-points held over each step, in the split's names."""
+    from ..integration.reference import simulate_reference
+    from ..simulation.runs import communication_grid
+
+    model, x0, setpoints, rename = PAIR_RUNS[structure][1]()
+    grid = communication_grid(stop, step)
+    ref = simulate_reference(model, x0, grid, lambda t: np.array(list(setpoints(t).values())), rtol=1e-9, atol=1e-9)
+    names = sum(SIGNALS.values(), [])
+    return setpoints, {"time": grid, **{k: np.asarray(v) for k, v in rename(ref).items() if k in names}}
+
+
+def deviations(split: dict, mono: dict, after: float = 0.0) -> dict:
+    """max |split − monolithic| / range(monolithic), per signal the monolithic model has, over the points after
+    ``after`` seconds (the split's points are the grid's after t = 0)."""
+    mask = split["time"] > after
+    return {n: float(np.max(np.abs(split[n][mask] - mono[n][1:][mask])) / max(np.ptp(mono[n]), 1e-9))
+            for n in sum(SIGNALS.values(), []) if n in mono}
 
 
 # The figure's panels: the vessel's attitude, and the load on it split into the horizontal components and the
@@ -121,31 +226,31 @@ def ship_figure(title: str, split: dict, mono: dict):
 
 
 def run_ship_demo(out_dir: Path, fmu_dir: Path, step: float = 0.01) -> list:
-    """Both pairs in libcosim against their monolithic solution; CSV-free, one PNG per pair in ``out_dir``.
-    Rows ``(name, step, max deviation / range, worst signal, RTF libcosim, RTF monolithic)``."""
-    from ..integration.reference import simulate_reference
-    from ..simulation.runs import communication_grid
+    """Both pairs as shipped (their default system files) in libcosim -- and in Ecos where ecospy runs here --
+    against their monolithic solution; one PNG per pair in ``out_dir``. Rows ``(name, step, max deviation / range,
+    worst signal, RTF of the engine, RTF monolithic)``."""
+    from ..analysis.plot_style import save
+    from .native import ecospy_problem
 
     out_dir, fmu_dir = Path(out_dir), Path(fmu_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    engines = {"libcosim": lambda f, sp: run_in_libcosim(fmu_dir / f, sp, step, STOP)}
+    if ecospy_problem() is None:
+        engines["Ecos"] = lambda f, sp: run_in_ecos(fmu_dir / SSP_OF[f], sp, step, STOP)
     rows = []
-    for structure, (title, build) in PAIR_RUNS.items():
-        model, x0, setpoints, rename = build()
-        print(f"running {title} in libcosim (step {step * 1e3:g} ms) and monolithic ...", flush=True)
+    for structure, (title, _) in ((f, r) for f, r in PAIR_RUNS.items() if "PointWrench" not in f):
+        print(f"running {title} in {' and '.join(engines)} (step {step * 1e3:g} ms) and monolithic ...", flush=True)
         t0 = time.perf_counter()
-        split = run_in_libcosim(fmu_dir / structure, setpoints, step, STOP)
-        wall = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        grid = communication_grid(STOP, step)
-        ref = simulate_reference(model, x0, grid, lambda t: np.array(list(setpoints(t).values())), rtol=1e-9, atol=1e-9)
+        setpoints, mono = monolithic_run(structure, step)
         wall_ref = time.perf_counter() - t0
-        mono = {"time": grid, **{k: np.asarray(v) for k, v in rename(ref).items() if k in sum(SIGNALS.values(), [])}}
-        dev = {n: float(np.max(np.abs(split[n] - mono[n][1:])) / max(np.ptp(mono[n]), 1e-9))
-               for n in sum(SIGNALS.values(), [])}
-        worst = max(dev, key=dev.get)
-        from ..analysis.plot_style import save
-
-        save(ship_figure(f"{title}: libcosim against the monolithic model ({step * 1e3:g} ms)", split, mono),
-             out_dir / f"{structure.split('_')[0].replace('.xml', '')}.png")
-        rows.append((f"{title} (libcosim vs monolithic)", step, dev[worst], worst, STOP / wall, STOP / wall_ref))
+        for engine, run in engines.items():
+            t0 = time.perf_counter()
+            split = run(structure, setpoints)
+            wall = time.perf_counter() - t0
+            dev = deviations(split, mono)
+            worst = max(dev, key=dev.get)
+            if engine == "libcosim":
+                save(ship_figure(f"{title}: libcosim against the monolithic model ({step * 1e3:g} ms)", split, mono),
+                     out_dir / f"{structure.split('_')[0].replace('.xml', '')}.png")
+            rows.append((f"{title} ({engine} vs monolithic)", step, dev[worst], worst, STOP / wall, STOP / wall_ref))
     return rows

@@ -31,8 +31,8 @@ from pathlib import Path
 
 
 __all__ = ["MD_NAMESPACE", "SS_NAMESPACE", "GROUP_ORDER", "variable_groups", "osp_model_description",
-           "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "group_variables",
-           "variable_connections"]
+           "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "WRENCH_KINDS", "PORT_GROUPS",
+           "MOTION_GROUPS", "interface_groups", "offered_wrenches", "ported_wrench", "variable_connections"]
 
 MD_NAMESPACE = "https://open-simulation-platform.com/OspModelDescription/1.0.1"
 SS_NAMESPACE = "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
@@ -47,47 +47,84 @@ KIND_OF_UNIT = {"N": "Force", "N.m": "Torque", "m/s": "LinearVelocity", "rad/s":
 PORTS = {"LinearMechanicalPort": ("Force", "LinearVelocity"), "AngularMechanicalPort": ("Torque", "AngularVelocity")}
 
 _XYZ = tuple(f"_{a}" for a in "xyz")
-# The vessel-crane interface: group name -> (kind, its variables or, for a port, its two sub-groups).
-INTERFACE = {
-    "interface_linear_port": ("LinearMechanicalPort", [("interface_force", [f"interface_force{a}" for a in _XYZ]),
-                                                        ("base_velocity", [f"base_velocity{a}" for a in _XYZ])]),
-    "interface_angular_port": ("AngularMechanicalPort",
-                               [("interface_moment", [f"interface_moment{a}" for a in _XYZ]),
-                                ("angular_velocity", [f"angular_velocity{a}" for a in _XYZ])]),
+# The wrenches a crane may hand the vessel, by the stems of their force and moment outputs, in order of preference:
+# the step-mean wrench extrapolated to the coming step, its mean over the last step, the wrench at the step's end. An
+# engine holds what it hands over for a whole step: the impulse-true kinds first (docs/ship-cosimulation.md). A crane's
+# interface ports carry the first kind it offers (each variable stands in one group: the others are plain Force and
+# Torque groups); a structure wired to another kind joins the ports' variables one by one.
+WRENCH_KINDS = {"predicted": ("interface_force_predicted", "interface_moment_predicted"),
+                "mean": ("interface_force_mean", "interface_moment_mean"),
+                "point": ("interface_force", "interface_moment")}
+PORT_GROUPS = ("interface_linear_port", "interface_angular_port")
+# The vessel-crane interface beside the ports: group name -> (kind, its variables).
+MOTION_GROUPS = {
     "orientation": ("AngularDisplacement", ["roll", "pitch", "yaw"]),
     "angular_acceleration": ("AngularAcceleration", [f"angular_acceleration{a}" for a in _XYZ]),
     "base_acceleration": ("LinearAcceleration", [f"base_acceleration{a}" for a in _XYZ]),
 }
-GROUP_CONNECTIONS = list(INTERFACE)  # each joins the group of that name on the vessel and on the crane
+GROUP_CONNECTIONS = list(PORT_GROUPS) + list(MOTION_GROUPS)  # each joins the groups of that name of vessel and crane
 
 
-def group_variables(group: str) -> list:
-    """The variables of an interface group (both sub-groups of a port)."""
-    kind, content = INTERFACE[group]
+def _ports(wrench: str) -> dict:
+    """The two ports of the interface with the wrench ``wrench`` (a kind of :data:`WRENCH_KINDS`): group name ->
+    (kind, its two sub-groups ``(name, variables)``)."""
+    force, moment = WRENCH_KINDS[wrench]
+    return {"interface_linear_port": ("LinearMechanicalPort", [(force, [f"{force}{a}" for a in _XYZ]),
+                                                                ("base_velocity", [f"base_velocity{a}" for a in _XYZ])]),
+            "interface_angular_port": ("AngularMechanicalPort",
+                                       [(moment, [f"{moment}{a}" for a in _XYZ]),
+                                        ("angular_velocity", [f"angular_velocity{a}" for a in _XYZ])])}
+
+
+def _members(kind: str, content) -> list:
     return [m for _, members in content for m in members] if kind in PORTS else list(content)
 
 
-def variable_connections(simulators: dict, specs: dict) -> list:
-    """The group connections of a pair's system structure, variable by variable: ``(from simulator, variable, to
-    simulator, variable)``, each from the side where the variable is an output to the side where it is an input
-    (``simulators``: ``{simulator: (FMU, initial values)}``, the vessel's and the crane's; ``specs``: ``{FMU: spec
-    factory}``)."""
-    causality = {}
-    for sim, (fmu, _) in simulators.items():
-        spec = specs[fmu]()
-        causality[sim] = {v.name: "input" for v in spec.inputs} | {v.name: "output" for v in spec.outputs}
-    (a, ca), (b, cb) = causality.items()
+def _names(spec) -> set:
+    return {v.name for v in spec.inputs} | {v.name for v in spec.outputs}
+
+
+def offered_wrenches(names: set) -> list:
+    """The kinds of :data:`WRENCH_KINDS` whose ports an FMU with the variables ``names`` could have, by preference."""
+    return [w for w in WRENCH_KINDS if all(set(_members(*g)) <= names for g in _ports(w).values())]
+
+
+def ported_wrench(spec) -> str:
+    """The wrench kind an FMU's interface ports carry (the first it offers): what a structure connects by default."""
+    return offered_wrenches(_names(spec))[0]
+
+
+def interface_groups(names: set) -> dict:
+    """The interface groups of an FMU with the variables ``names``: group name -> (kind, content)."""
+    offered = offered_wrenches(names)
+    return {**(_ports(offered[0]) if offered else {}), **{g: v for g, v in MOTION_GROUPS.items() if set(v[1]) <= names}}
+
+
+def variable_connections(simulators: dict, specs: dict, wrench: str | None = None) -> list:
+    """The interface connections of a pair, variable by variable: ``(from simulator, variable, to simulator,
+    variable)``, each from the side where the variable is an output to the side where it is an input
+    (``simulators``: ``{"vessel": (FMU, initial values), "crane": (…)}``; ``specs``: ``{FMU: spec factory}``;
+    ``wrench``: the crane's wrench kind connected, None for the first it offers: its ports)."""
+    spec = {sim: specs[fmu]() for sim, (fmu, _) in simulators.items()}
+    causality = {sim: {v.name: "input" for v in sp.inputs} | {v.name: "output" for v in sp.outputs}
+                 for sim, sp in spec.items()}
+    offered = {sim: offered_wrenches(_names(sp)) for sim, sp in spec.items()}
+    if wrench is not None and wrench not in offered["crane"]:
+        raise ValueError(f"{spec['crane'].model_name} offers the wrench kinds {offered['crane']}, not {wrench!r}")
+    ports = {"vessel": _ports(offered["vessel"][0]), "crane": _ports(wrench or offered["crane"][0])}
     out = []
     for group in GROUP_CONNECTIONS:
-        for var in group_variables(group):
-            kinds = (ca.get(var), cb.get(var))
+        members = {sim: _members(*(ports[sim][group] if group in PORT_GROUPS else MOTION_GROUPS[group]))
+                   for sim in ports}
+        for v_var, c_var in zip(members["vessel"], members["crane"]):
+            kinds = (causality["vessel"].get(v_var), causality["crane"].get(c_var))
             if kinds == ("output", "input"):
-                out.append((a, var, b, var))
+                out.append(("vessel", v_var, "crane", c_var))
             elif kinds == ("input", "output"):
-                out.append((b, var, a, var))
+                out.append(("crane", c_var, "vessel", v_var))
             else:
-                raise ValueError(f"{group}.{var}: {a} has it as {kinds[0]}, {b} as {kinds[1]}; a connection needs one "
-                                 "output and one input")
+                raise ValueError(f"{group}: the vessel has {v_var} as {kinds[0]}, the crane {c_var} as {kinds[1]}; "
+                                 "a connection needs one output and one input")
     return out
 
 
@@ -113,18 +150,14 @@ def _quantity_groups(variables: list, taken: set) -> list:
 def variable_groups(spec) -> list:
     """``(kind, name, content)`` of an FMU spec's inputs and outputs in OSP-IS order; ``content`` is the
     variable names, or for a port ``[(sub-kind, sub-name, names), …]``."""
-    names = {v.name for v in spec.inputs} | {v.name for v in spec.outputs}
     groups, taken = [], set()
-    for name, (kind, content) in INTERFACE.items():
+    for name, (kind, content) in interface_groups(_names(spec)).items():
         if kind in PORTS:
-            subs = [(sub_kind, sub_name, members) for sub_kind, (sub_name, members) in zip(PORTS[kind], content)]
-            flat = [m for _, _, members in subs for m in members]
-            if set(flat) <= names:
-                groups.append((kind, name, subs))
-                taken.update(flat)
-        elif set(content) <= names:
+            groups.append((kind, name, [(sub_kind, sub_name, members)
+                                        for sub_kind, (sub_name, members) in zip(PORTS[kind], content)]))
+        else:
             groups.append((kind, name, list(content)))
-            taken.update(content)
+        taken.update(_members(kind, content))
     for variables in (spec.inputs, spec.outputs):  # one causality per group
         groups += _quantity_groups(list(variables), taken)
     return sorted(groups, key=lambda g: GROUP_ORDER.index(g[0]))
@@ -153,9 +186,12 @@ def _text(root: ET.Element) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def osp_system_structure(simulators: dict, step: float = 0.01, initial_values: dict | None = None) -> str:
+def osp_system_structure(simulators: dict, step: float = 0.01, initial_values: dict | None = None,
+                         port_connections: list | None = None) -> str:
     """A vessel-crane pair; ``simulators`` is ``{name: (FMU, initial values)}`` (``vessel`` and ``crane``),
-    ``initial_values`` ``{simulator: {variable: value}}`` added to those."""
+    ``initial_values`` ``{simulator: {variable: value}}`` added to those; ``port_connections`` (``(from simulator,
+    variable, to simulator, variable)``, :func:`variable_connections`) join the ports' variables one by one instead
+    of the port groups (a crane wired to another wrench than its ports carry)."""
     root = ET.Element("OspSystemStructure", xmlns=SS_NAMESPACE, version="0.1")
     ET.SubElement(root, "StartTime").text = "0.0"
     ET.SubElement(root, "BaseStepSize").text = repr(float(step))
@@ -167,18 +203,24 @@ def osp_system_structure(simulators: dict, step: float = 0.01, initial_values: d
         if values:
             init = ET.SubElement(sim, "InitialValues")
             for var, value in values.items():
-                ET.SubElement(ET.SubElement(init, "InitialValue", variable=var), "Real", value=repr(float(value)))
+                typed = ("Boolean", str(value).lower()) if isinstance(value, bool) else ("Real", repr(float(value)))
+                ET.SubElement(ET.SubElement(init, "InitialValue", variable=var), typed[0], value=typed[1])
     conns = ET.SubElement(root, "Connections")
-    for group in GROUP_CONNECTIONS:
+    for a, va, b, vb in port_connections or []:  # plain variable connections come first (OSP's schema)
+        c = ET.SubElement(conns, "VariableConnection")
+        ET.SubElement(c, "Variable", simulator=a, name=va)
+        ET.SubElement(c, "Variable", simulator=b, name=vb)
+    for group in GROUP_CONNECTIONS if port_connections is None else list(MOTION_GROUPS):
         c = ET.SubElement(conns, "VariableGroupConnection")
         ET.SubElement(c, "VariableGroup", simulator="vessel", name=group)
         ET.SubElement(c, "VariableGroup", simulator="crane", name=group)
     return _text(root)
 
 
-def write_osp_files(out_dir: Path, specs: dict, pairs: dict, step: float = 0.01) -> list:
+def write_osp_files(out_dir: Path, specs: dict, pairs: dict, step: float = 0.01, wirings: dict | None = None) -> list:
     """The model description of every FMU of ``specs`` (``{name: spec factory}``) and the system structure of every
-    pair of ``pairs`` (``{file name: {simulator: (FMU, initial values)}}``) into ``out_dir``."""
+    pair of ``pairs`` (``{file name: {simulator: (FMU, initial values)}}``) into ``out_dir``; ``wirings``: ``{file
+    name: wrench kind}`` for the structures that connect another than the crane's first (:data:`WRENCH_KINDS`)."""
     out_dir = Path(out_dir)
     paths = []
     for name in sorted(specs):
@@ -187,6 +229,11 @@ def write_osp_files(out_dir: Path, specs: dict, pairs: dict, step: float = 0.01)
         paths.append(path)
     for file_name, simulators in pairs.items():
         path = out_dir / file_name
-        path.write_text(osp_system_structure(simulators, step))
+        wrench = (wirings or {}).get(file_name)
+        ports = None
+        if wrench is not None:  # the port variables one by one (the groups carry the crane's first wrench)
+            motion = {m for _, members in MOTION_GROUPS.values() for m in members}
+            ports = [c for c in variable_connections(simulators, specs, wrench) if c[1] not in motion]
+        path.write_text(osp_system_structure(simulators, step, port_connections=ports))
         paths.append(path)
     return paths

@@ -199,11 +199,11 @@ def write_ssp(path: Path, name: str, components: list, connections: list, units:
 
 def spec_component(name: str, spec, fmu: Path, values: dict | None = None) -> SspComponent:
     """A component from an FMU spec (:class:`fmi.spec.FmuSpec`): every input and output as a typed connector,
-    every parameter with its start value, or its value in ``values``."""
+    every parameter with its start value, or its value in ``values``, and the inputs ``values`` gives a start value."""
     values = values or {}
-    unknown = set(values) - {p.name for p in spec.parameters}
+    unknown = set(values) - {p.name for p in spec.parameters} - {v.name for v in spec.inputs}
     if unknown:
-        raise ValueError(f"{spec.model_name} has no parameter(s) {', '.join(sorted(unknown))}")
+        raise ValueError(f"{spec.model_name} has no parameter(s) or input(s) {', '.join(sorted(unknown))}")
 
     def unit(v) -> str:
         return v.unit if v.kind == "real" else ""
@@ -211,13 +211,15 @@ def spec_component(name: str, spec, fmu: Path, values: dict | None = None) -> Ss
     connectors = [SspConnector(v.name, kind, SSP_TYPE[v.kind], unit(v))
                   for kind, variables in (("input", spec.inputs), ("output", spec.outputs)) for v in variables]
     parameters = [SspParameter(p.name, SSP_TYPE[p.kind], values.get(p.name, p.start), unit(p)) for p in spec.parameters]
+    # start values of inputs given in ``values`` (a pair's consistent start: vessel_crane.vessels) bind like parameters
+    parameters += [SspParameter(v.name, SSP_TYPE[v.kind], values[v.name], unit(v)) for v in spec.inputs if v.name in values]
     return SspComponent(name, Path(fmu), connectors, parameters)
 
 
 def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, units: dict) -> list:
     """``<FMU>.ssp`` for every FMU of ``specs`` (``{name: spec factory}``) found in ``fmu_dir`` -- one component
     with all its parameters -- and ``<system>.ssp`` for every system of ``pairs`` (``{system: {component: (FMU,
-    parameter values)}}``), joined by ``connect(members)`` (``(start component, connector, end component,
+    parameter values)}}``), joined by ``connect(system, members)`` (``(start component, connector, end component,
     connector)`` tuples). Default experiment:
     the specs' (the shortest stop time, the smallest step of the system's FMUs)."""
     fmu_dir = Path(fmu_dir)
@@ -234,6 +236,6 @@ def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, 
                  for inst, (fmu, values) in members.items()]
         stop = min(built[fmu].stop_time for fmu, _ in members.values())
         step = min(built[fmu].step_size for fmu, _ in members.values())
-        connections = [SspConnection(*c) for c in connect(members)]
+        connections = [SspConnection(*c) for c in connect(system, members)]
         paths.append(write_ssp(fmu_dir / f"{system}.ssp", system, comps, connections, units, 0.0, stop, step))
     return paths

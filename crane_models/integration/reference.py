@@ -33,13 +33,15 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
     x = np.array(x0, dtype=float)
     rows = []
     impose = getattr(model, "impose_inputs", lambda x, u: x)
+    # step integrals (a step-mean wrench's quadrature states) restart at every grid point, as a co-simulation step does
+    restart = getattr(model, "restart_step_integrals", lambda x: x)
     u_in = np.asarray(inputs_at(times[0]), dtype=float)
     x = impose(x, u_in)
     _, aux = model.derivative(times[0], x, u_in)
     rows.append(model.outputs(times[0], x, u_in, aux))
     for t0, t1 in zip(times[:-1], times[1:]):
         u_in = np.asarray(inputs_at(t0), dtype=float)
-        x = impose(x, u_in)
+        x = restart(impose(x, u_in))
         x = _reference_interval(solve_ivp, model, x, t0, t1, u_in, rtol, atol, method)
         model.check_state(x)
         _, aux = model.derivative(t1, x, u_in)

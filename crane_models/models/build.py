@@ -4,7 +4,6 @@ layer's build (:mod:`fmi.packaging`) and system-file writers (:mod:`fmi.osp`, :m
 :data:`.registry.OSP_PAIRS`)."""
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from ..fmi import packaging
@@ -12,8 +11,8 @@ from ..fmi.osp import variable_connections
 from ..fmi.osp import write_osp_files as write_osp
 from ..fmi.spec import BASE_UNITS
 from ..fmi.ssp import write_ssp_files as write_ssp
-from .registry import OSP_PAIRS, SPECS
-from .vessel_crane.vessels import SHIP_PAIRS
+from .registry import OSP_PAIRS, OSP_WIRINGS, SPECS
+from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
 
 __all__ = ["build_fmu", "build_all", "write_osp_files", "write_ssp_files"]
 
@@ -25,12 +24,13 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
 
 def write_osp_files(out_dir: Path, step: float = 0.01) -> list:
     """Every FMU's OSP model description and the pairs' system structures into ``out_dir``."""
-    return write_osp(out_dir, SPECS, OSP_PAIRS, step)
+    return write_osp(out_dir, SPECS, OSP_PAIRS, step, OSP_WIRINGS)
 
 
 def write_ssp_files(out_dir: Path) -> list:
     """Every FMU's SSP package and the pairs' into ``out_dir``, beside the FMUs."""
-    return write_ssp(out_dir, SPECS, SHIP_PAIRS, partial(variable_connections, specs=SPECS), BASE_UNITS)
+    connect = lambda system, members: variable_connections(members, SPECS, WIRINGS.get(system))  # noqa: E731
+    return write_ssp(out_dir, SPECS, SHIP_PAIRS, connect, BASE_UNITS)
 
 
 def write_system_files(out_dir: Path) -> None:

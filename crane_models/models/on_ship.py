@@ -11,10 +11,13 @@ from ..fmi.spec import FmuVariable, parameters_from_dataclasses
 __all__ = ["mounting_parameters", "mounting_from", "on_ship", "MEAN_WRENCH_PARAMETER"]
 
 # The step-mean wrench (core.moving_base.interface MEAN_WRENCH): the same parameter for every moving-base crane FMU.
+# On by default: an engine holds the wrench it hands the vessel over a whole step, and only the step mean gives the
+# vessel the crane's impulse over it (docs/ship-cosimulation.md); a structure wired to the mean of a crane that does
+# not integrate it would feed the vessel zeros.
 MEAN_WRENCH_PARAMETER = FmuVariable(
     "mean_wrench_outputs", "", "also integrate the interface wrench over each communication step (outputs "
-    "interface_*_mean_*: the wrench averaged over the last step, for the 'averaged' coupling scheme; false: they "
-    "stay 0 and the FMU runs faster)", False, "boolean")
+    "interface_*_mean_*: the wrench averaged over the last step, the impulse-true wrench the ship pairs connect to the "
+    "vessel; false: they stay 0 and the FMU runs a little faster)", True, "boolean")
 
 
 def mounting_parameters() -> list:

@@ -73,6 +73,7 @@ import numpy as np
 from .runs import communication_grid
 from .unpacked import unpacked_fmu
 from ..fmi.instance import FmuInstance
+from ..fmi.osp import WRENCH_KINDS
 from ..core.moving_base.interface_inertia import INERTIA_NAMES
 from ..core.moving_base.interface import MOTION, WRENCH
 
@@ -99,6 +100,9 @@ class SplitSettings:
     # Rounds of the initial value propagation (:func:`_propagate_initial_values`): libcosim's fixed-step algorithm
     # leaves the pair as two rounds do here, Ecos as one (its sets take effect a round later).
     init_rounds: int = 2
+    # The crane's wrench the Jacobi exchange hands the vessel (fmi.osp.WRENCH_KINDS: "point", "mean", "predicted"), as
+    # the system structure's wiring does; the step-mean kinds need the crane's mean_wrench_outputs (on by default).
+    wrench: str = "point"
 
 
 def _close_loop(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, s: SplitSettings) -> tuple:
@@ -163,12 +167,18 @@ def _averaged_step(vessel: FmuInstance, crane: FmuInstance, wrench: np.ndarray, 
     vessel.step(h)
 
 
-def _propagate_initial_values(vessel: FmuInstance, crane: FmuInstance, rounds: int = 2) -> None:
+def wrench_names(kind: str) -> list:
+    """The crane's outputs of the wrench kind ``kind`` (fmi.osp.WRENCH_KINDS), force then moment, x y z."""
+    return [f"{stem}_{a}" for stem in WRENCH_KINDS[kind] for a in "xyz"]
+
+
+def _propagate_initial_values(vessel: FmuInstance, crane: FmuInstance, rounds: int = 2,
+                              wrench: str = "point") -> None:
     """libcosim's initial value propagation, in Initialization Mode: ``rounds`` exchanges of the coupling values
     (libcosim runs one per simulator), each FMU's outputs following its inputs there (fmi/initialization.py)."""
     for _ in range(rounds):
-        motion, wrench = vessel.get(MOTION_NAMES), crane.get(WRENCH_NAMES)
-        vessel.set(dict(zip(WRENCH_NAMES, wrench)))
+        motion, load = vessel.get(MOTION_NAMES), crane.get(wrench_names(wrench))
+        vessel.set(dict(zip(WRENCH_NAMES, load)))
         crane.set(dict(zip(MOTION_NAMES, motion)))
 
 
@@ -188,7 +198,7 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
         switches = {"inertia": {"inertia_outputs": True}, "averaged": {"mean_wrench_outputs": True}}
         vessel.enter_initialization(s.vessel_start)
         crane.enter_initialization({**s.crane_start, **switches.get(s.scheme, {}), **crane_inputs(0.0)})
-        _propagate_initial_values(vessel, crane, s.init_rounds)
+        _propagate_initial_values(vessel, crane, s.init_rounds, s.wrench)
         vessel.fmu.exitInitializationMode()
         crane.fmu.exitInitializationMode()
         wrench = crane.get(WRENCH_NAMES)
@@ -205,7 +215,7 @@ def run_split(vessel_fmu: Path, crane_fmu: Path, stop_time: float, step: float,
             rows_v.append(vessel.get(vessel.outputs))
             rows_c.append(crane.get(crane.outputs))
             if s.scheme == "jacobi":  # exchange the values read after the last step, both read first
-                motion, wrench = vessel.get(MOTION_NAMES), crane.get(WRENCH_NAMES)
+                motion, wrench = vessel.get(MOTION_NAMES), crane.get(wrench_names(s.wrench))
                 crane.set({**dict(zip(MOTION_NAMES, motion)), **crane_inputs(t)})
                 vessel.set(dict(zip(WRENCH_NAMES, wrench)))
                 iterations.append(0)

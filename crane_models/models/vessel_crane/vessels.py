@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from .split import VesselParameters
 
-__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel", "SHIP_PAIRS"]
+__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel", "SHIP_PAIRS", "WIRINGS", "POINT_WRENCH",
+           "CRANE_ON_VESSEL_START", "KNUCKLE_BOOM_ON_VESSEL_START"]
 
 
 def knuckle_boom_vessel() -> VesselParameters:
@@ -31,9 +32,35 @@ def knuckle_boom_vessel() -> VesselParameters:
 KNUCKLE_BOOM_VESSEL = {"l1": 17.0, "d1": 1.0, "m1": 3.0e6, "k1": 0.0, "k2": 0.0, "k3": 1.3e9}
 
 
+# Where each pair starts: at rest in its static equilibrium for the crane's set-points at t = 0 (the demo's), the
+# monolithic model's u' = 0 with u = 0 (integration.equilibrium), and with the coupling inputs at their values there:
+# the vessel's the crane's static load, the crane's the vessel's heel (tests/test_ship_pairs.py recomputes them all).
+# A pair started there has no transient of its own: an engine's initial value propagation has nothing left to settle
+# whatever its number of rounds (libcosim's and Ecos' differ), and the split pair and its monolithic model leave the
+# same point. The paper's crane (PD without gravity compensation) sags below its set-points; the knuckle boom crane
+# (gravity compensated) holds them, and the vessel heels under it.
+CRANE_ON_VESSEL_START = {
+    "vessel": {"q1_0": -0.0187138860562606, "q3_0": 3.10494926088085e-07, "interface_force_y": 16.5215256270658,
+               "interface_force_z": -882.745404514233, "interface_moment_x": -992.41239397152},
+    "crane": {"q5_0": 0.180702469641472, "q6_0": -1.40935349908832, "roll": -0.0187138860562606,
+              "yaw": 3.10494926088085e-07}}
+KNUCKLE_BOOM_ON_VESSEL_START = {
+    "vessel": {"q1_0": -0.0642005603498276, "interface_force_y": 22657.49779216, "interface_force_z": -352432.438055577,
+               "interface_moment_x": -1502947.35354661},
+    "crane": {"roll": -0.0642005603498276}}
+
 # The vessel-crane pairs for ship co-simulation, one source for every system file written of them (OSP system
-# structures, SSP packages): system name -> {component: (FMU, parameter values beyond the FMU's start values)}.
+# structures, SSP packages): system name -> {component: (FMU, parameter values beyond the FMU's start values)}. Each
+# pair connects the crane's step-mean wrench (its impulse over the step: mean_wrench_outputs, on by default); the
+# ``_PointWrench`` variants connect the wrench at each step's end instead (WIRINGS), for comparison.
 SHIP_PAIRS = {
-    "CraneOnVessel": {"vessel": ("Vessel", {}), "crane": ("CraneOnMovingBase", {})},
-    "KnuckleBoomOnVessel": {"vessel": ("Vessel", dict(KNUCKLE_BOOM_VESSEL)), "crane": ("KnuckleBoomCraneOnMovingBase", {})},
+    "CraneOnVessel": {"vessel": ("Vessel", dict(CRANE_ON_VESSEL_START["vessel"])),
+                      "crane": ("CraneOnMovingBase", dict(CRANE_ON_VESSEL_START["crane"]))},
+    "KnuckleBoomOnVessel": {"vessel": ("Vessel", {**KNUCKLE_BOOM_VESSEL, **KNUCKLE_BOOM_ON_VESSEL_START["vessel"]}),
+                            "crane": ("KnuckleBoomCraneOnMovingBase", dict(KNUCKLE_BOOM_ON_VESSEL_START["crane"]))},
 }
+POINT_WRENCH = "_PointWrench"
+SHIP_PAIRS.update({f"{name}{POINT_WRENCH}": {sim: (fmu, dict(values)) for sim, (fmu, values) in members.items()}
+                   for name, members in list(SHIP_PAIRS.items())})
+# system -> the crane's wrench kind connected (fmi.osp.WRENCH_KINDS) where it is not the crane's first
+WIRINGS = {name: "point" for name in SHIP_PAIRS if name.endswith(POINT_WRENCH)}
