@@ -191,7 +191,7 @@ class KnuckleBoomOnMovingBaseModel:
         n = N_COORDINATES
         out = np.array(x, dtype=float)
         out[3:6], out[n + 3:n + 6] = angles, rates
-        out[6:9] = out[n + 6:] = 0.0
+        out[6:9] = out[n + 6:n + 9] = 0.0  # (not the step integrals after [q; u])
         self._imposed = (angles, out)
         return out
 
