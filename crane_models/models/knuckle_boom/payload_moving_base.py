@@ -135,7 +135,8 @@ class KnuckleBoomOnMovingBasePayloadModel:
             xdot = np.concatenate((xdot, self.base.point_wrench(kin, udot, self._wire_wrench(kin, force, tip)), [1.0]))
         d_dot = float((x[_LOAD] - tip) @ (x[_LOAD_V] - tip_v)) / d
         self._indicators = (x.copy(), self._indicator_values(d, d_dot, length, kin, x))
-        return xdot, (kin, udot, force, tension, tip, contact)
+        # Python floats, as a state read back from its bytes has them (CoSimulation.state_problem compares the types)
+        return xdot, (kin, udot, force, float(tension), tip, float(contact))
 
     def _indicator_values(self, d: float, d_dot: float, length: float, kin, x: np.ndarray) -> np.ndarray:
         deck = 1.0 if self.deck is None else contact_indicator(*self._deck_state(kin, x)[:2], self.deck)
