@@ -24,7 +24,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from crane_models.core import native
-from crane_models.core.moving_base.interface import MEAN_WRENCH, WRENCH
+from crane_models.core.moving_base.interface import MEAN_WRENCH, STEP_INTEGRALS, WRENCH
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models.registry import SPECS
 from fmu_helpers import NO_KERNEL
@@ -72,7 +72,7 @@ def test_the_step_mean_wrench_is_the_impulse_of_the_point_wrench_over_the_step(c
     sim.set_inputs(u)  # a set-point jump: the PD loop answers within the step
     impose = getattr(model, "impose_inputs", lambda x, inputs: x)
     start = impose(sim.x, u)  # the state the step starts from (the base at the inputs')
-    n = model.state_size - 7  # the step integrals last
+    n = model.state_size - STEP_INTEGRALS  # the step integrals last
     t0 = sim.t
     sim.step(STEP)
     out = sim.outputs()
@@ -81,10 +81,10 @@ def test_the_step_mean_wrench_is_the_impulse_of_the_point_wrench_over_the_step(c
         assert model.compiled(sim.t, u) is not None
 
     def point(t, y):
-        return wrench_of(model, t, np.concatenate((y, np.zeros(7))), u, POINT)
+        return wrench_of(model, t, np.concatenate((y, np.zeros(STEP_INTEGRALS))), u, POINT)
 
-    solution = solve_ivp(lambda t, y: model.derivative(t, np.concatenate((y, np.zeros(7))), u)[0][:n], (t0, t0 + STEP),
-                         start[:n], method="DOP853", rtol=1e-12, atol=1e-12, dense_output=True)
+    solution = solve_ivp(lambda t, y: model.derivative(t, np.concatenate((y, np.zeros(STEP_INTEGRALS))), u)[0][:n],
+                         (t0, t0 + STEP), start[:n], method="DOP853", rtol=1e-12, atol=1e-12, dense_output=True)
     assert solution.success
     grid = np.linspace(t0, t0 + STEP, 129)
     values = np.array([point(t, solution.sol(t)) for t in grid])
@@ -149,7 +149,8 @@ def test_the_kernels_right_hand_side_with_the_step_mean_wrench_is_numpys():
     pairs = []
     for k in range(10):
         u = _inputs(spec, k, False)
-        x = model.impose_inputs(x0 + np.concatenate((0.02 * rng.standard_normal(18), rng.standard_normal(7))), u)
+        x = model.impose_inputs(x0 + np.concatenate((0.02 * rng.standard_normal(18),
+                                                     rng.standard_normal(STEP_INTEGRALS))), u)
         x[9:12] += 0.1 * rng.standard_normal(3)
         pairs.append((model.derivative(0.0, x, u)[0], twin.derivative(0.0, x, u)[0]))
     deviation, i = worst(pairs)
