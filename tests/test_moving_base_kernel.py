@@ -14,8 +14,8 @@
 * **KnuckleBoomCraneOnMovingBase's step in C** (``mbs_cosim_moving_step``) equals ``CoSimulation.step`` bit for bit --
   outputs, point, derivative, the evaluation's record, the stepper's step size and counters -- over moving
   set-points and base motion, inputs that stay for a step (the base re-imposed from the same inputs), a saved state
-  restored with other inputs, with the point and the step-mean wrench and the interface inertia; the kernel's
-  right-hand side with the step-mean wrench's quadrature equals numpy's to 1e-12.
+  restored with other inputs, with the point and the step-mean wrench (and its prediction) and the interface inertia;
+  the kernel's right-hand side with the step-mean wrench's quadrature equals numpy's to 1e-12.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from crane_models.core import native
-from crane_models.core.moving_base.interface import MEAN_WRENCH, WRENCH
+from crane_models.core.moving_base.interface import MEAN_WRENCH, PREDICTED_WRENCH, STEP_INTEGRALS, WRENCH
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.models.registry import SPECS
 from fmu_helpers import NO_KERNEL
@@ -36,6 +36,7 @@ pytestmark = pytest.mark.skipif(native.library() is None, reason=NO_KERNEL)
 STEP = 0.01
 POINT = [name for name, _, _ in WRENCH]
 MEAN = [name for name, _, _ in MEAN_WRENCH]
+PREDICTED = [name for name, _, _ in PREDICTED_WRENCH]
 # (FMU, start values): the moving-base cranes with the step-mean wrench
 CRANES = {"CraneOnMovingBase": ("CraneOnMovingBase", {}),
           "KnuckleBoomCraneOnMovingBase": ("KnuckleBoomCraneOnMovingBase", {}),
@@ -52,6 +53,17 @@ def build(name: str, kernel: bool, **changes):
         system = getattr(inner, "crane", inner).system  # the crane's tree behind a payload or a ship mounting
         system.native = None
     return spec, model, x0, options
+
+
+def started(name: str, kernel: bool, inputs: int, **changes) -> tuple:
+    """``(spec, simulation, output names, their table)``: the FMU ``name`` built with ``changes`` (:func:`build`),
+    started with the inputs of step ``inputs``, its outputs written into the table as after initialization."""
+    spec, model, x0, options = build(name, kernel, **changes)
+    sim = CoSimulation(model, x0, inputs=_inputs(spec, inputs, False), **options)
+    names = tuple(v.name for v in spec.outputs)
+    table = np.empty(len(names))
+    sim.write_outputs(names, table)  # what the FMU publishes after initialization
+    return spec, sim, names, table
 
 
 def wrench_of(model, t: float, x: np.ndarray, inputs: np.ndarray, names: list) -> np.ndarray:
@@ -72,7 +84,7 @@ def test_the_step_mean_wrench_is_the_impulse_of_the_point_wrench_over_the_step(c
     sim.set_inputs(u)  # a set-point jump: the PD loop answers within the step
     impose = getattr(model, "impose_inputs", lambda x, inputs: x)
     start = impose(sim.x, u)  # the state the step starts from (the base at the inputs')
-    n = model.state_size - 7  # the step integrals last
+    n = model.state_size - STEP_INTEGRALS  # the step integrals last
     t0 = sim.t
     sim.step(STEP)
     out = sim.outputs()
@@ -81,10 +93,10 @@ def test_the_step_mean_wrench_is_the_impulse_of_the_point_wrench_over_the_step(c
         assert model.compiled(sim.t, u) is not None
 
     def point(t, y):
-        return wrench_of(model, t, np.concatenate((y, np.zeros(7))), u, POINT)
+        return wrench_of(model, t, np.concatenate((y, np.zeros(STEP_INTEGRALS))), u, POINT)
 
-    solution = solve_ivp(lambda t, y: model.derivative(t, np.concatenate((y, np.zeros(7))), u)[0][:n], (t0, t0 + STEP),
-                         start[:n], method="DOP853", rtol=1e-12, atol=1e-12, dense_output=True)
+    solution = solve_ivp(lambda t, y: model.derivative(t, np.concatenate((y, np.zeros(STEP_INTEGRALS))), u)[0][:n],
+                         (t0, t0 + STEP), start[:n], method="DOP853", rtol=1e-12, atol=1e-12, dense_output=True)
     assert solution.success
     grid = np.linspace(t0, t0 + STEP, 129)
     values = np.array([point(t, solution.sol(t)) for t in grid])
@@ -105,11 +117,7 @@ def test_the_step_mean_wrench_is_the_impulse_of_the_point_wrench_over_the_step(c
 @pytest.mark.parametrize("crane", list(CRANES))
 def test_before_any_step_the_mean_is_the_point_wrench(crane, kernel):
     name, changes = CRANES[crane]
-    spec, model, x0, options = build(name, kernel, mean_wrench_outputs=True, **changes)
-    sim = CoSimulation(model, x0, inputs=_inputs(spec, 1, False), **options)
-    names = tuple(v.name for v in spec.outputs)
-    table = np.empty(len(names))
-    sim.write_outputs(names, table)  # what the FMU publishes after initialization
+    _, sim, names, table = started(name, kernel, 1, mean_wrench_outputs=True, **changes)
     got = dict(zip(names, table))
     point = np.array([got[n] for n in POINT])
     assert np.abs(point).max() > 1e3  # the crane's weight at least: not a zero against a zero
@@ -138,8 +146,10 @@ def test_the_kernels_moving_base_step_is_cosimulations_step_to_the_last_bit(case
     _, twin, _ = kernel_steps(CASES[case])
     assert_kernel_steps_are_pythons(table, sim, twin, lambda k: _inputs(spec, k, False), lambda aux: aux.record, STEP)
     values = table.outputs()
-    moving = [table.names.index(n) for n in POINT + (MEAN if "mean" in case else [])]
+    moving = [table.names.index(n) for n in POINT + (MEAN + PREDICTED if "mean" in case else [])]
     assert np.all(values[moving] != 0.0)
+    if "mean" in case:  # the prediction 2 W̄ₙ − W̄ₙ₋₁ (its steps restart the integrals and keep the step before's)
+        assert np.all(values[[table.names.index(n) for n in PREDICTED]] != values[[table.names.index(n) for n in MEAN]])
 
 
 def test_the_kernels_right_hand_side_with_the_step_mean_wrench_is_numpys():
@@ -149,7 +159,8 @@ def test_the_kernels_right_hand_side_with_the_step_mean_wrench_is_numpys():
     pairs = []
     for k in range(10):
         u = _inputs(spec, k, False)
-        x = model.impose_inputs(x0 + np.concatenate((0.02 * rng.standard_normal(18), rng.standard_normal(7))), u)
+        x = model.impose_inputs(x0 + np.concatenate((0.02 * rng.standard_normal(18),
+                                                     rng.standard_normal(STEP_INTEGRALS))), u)
         x[9:12] += 0.1 * rng.standard_normal(3)
         pairs.append((model.derivative(0.0, x, u)[0], twin.derivative(0.0, x, u)[0]))
     deviation, i = worst(pairs)

@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 from crane_models.core import native
+from crane_models.core.moving_base.interface import MEAN_WRENCH, PREDICTED_WRENCH
 from crane_models.integration.cosimulation import CoSimulation
 from crane_models.integration.integrators import make_stepper
 from crane_models.models.registry import SPECS
@@ -42,6 +43,7 @@ pytestmark = pytest.mark.skipif(native.library() is None, reason=NO_KERNEL)
 STEP, STEPS = 0.01, 60
 SAVE_AT, RESTORE_AT = 20, 40  # a state saved at step 20 is restored after step 40: steps 20-40 again, other inputs
 TOLERANCE = 1e-12
+MEAN, PREDICTED = ([name for name, _, _ in rows] for rows in (MEAN_WRENCH, PREDICTED_WRENCH))
 
 
 def _build(values: dict, kernel: bool):
@@ -122,7 +124,7 @@ def test_write_outputs_writes_every_output_as_numpy_computes_it(run):
     assert deviation < TOLERANCE, f"output {run['names'][i]}: {deviation:.3g} of its scale"
     kernel = np.array([a for a, _ in run["outputs"]])
     moving = [j for j, name in enumerate(run["names"]) if name.startswith(("interface_force_", "interface_moment_"))
-              and "mean" not in name]
+              and "mean" not in name and "predicted" not in name]
     assert np.all(np.ptp(kernel[:, moving], axis=0) > 0.0), "the interface wrench does not move: a weak test"
 
 
@@ -153,11 +155,16 @@ def test_the_kernels_step_is_cosimulations_step_to_the_last_bit(case):
     """Each step by mbs_cosim_held_step equals CoSimulation.step -- outputs, point, derivative, the evaluation's record,
     the stepper's step size and counters -- over moving set-points and base motion, inputs that stay for a step, a
     saved state restored with other inputs; a step with an input not finite is declined with nothing changed. With the
-    step-mean wrench the step restarts its integrals in C (restart_step_integrals) and outputs their mean."""
+    step-mean wrench the step restarts its integrals in C (restart_step_integrals, the step before's kept) and outputs
+    their mean and its prediction."""
     values = _values(**CASES[case])
     spec, sim, table = _kernel_steps(values)
     _, twin, _ = _kernel_steps(values)
     assert_kernel_steps_are_pythons(table, sim, twin, lambda k: _inputs(spec, k, False), lambda aux: aux[0].record, STEP)
+    if values["mean_wrench_outputs"]:  # the prediction 2 W̄ₙ − W̄ₙ₋₁ moves apart from the mean: compared live
+        out = table.outputs()
+        mean, predicted = ([out[table.names.index(n)] for n in names] for names in (MEAN, PREDICTED))
+        assert np.all(np.array(predicted) != 0.0) and np.all(np.array(predicted) != np.array(mean))
 
 
 @pytest.mark.parametrize("changes", [{"mount_heading": 0.5}, {"integrator": 1}], ids=["on a ship", "Rosenbrock-W"])

@@ -148,15 +148,16 @@ class CoSimulation:
         update from it (:meth:`set_inputs`) would carry their rounding back (1e308 - 1e308 (1 - 1e-16))."""
         self._cancel.value = 0
         self.stepper.step_budget = self.max_internal_steps
+        x = self.x  # the state at the step's start, before its hooks (a moving base imposed, step integrals restarted)
         try:
             self._step(dt)
         except StepBudgetExceeded as exc:
-            self._k = self._aux = None
+            self.x, self._k, self._aux = x, None, None
             raise StepBudgetExceeded(
                 f"more than max_internal_steps = {self.max_internal_steps} internal steps would be needed for "
                 f"this communication step ({exc}); raise max_internal_steps or shorten the step") from None
         except Exception:
-            self._k = self._aux = None
+            self.x, self._k, self._aux = x, None, None
             raise
         finally:
             self.stepper.step_budget = None

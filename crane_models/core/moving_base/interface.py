@@ -3,12 +3,16 @@ motion the crane takes (attitude (53), angular velocity and acceleration, the ba
 velocity (the other half of the OSP mechanical port) and the wrench the crane puts on the vessel -- the same names
 on the vessel's side and on every moving-base crane's, so that any vessel couples to any crane. Not in the papers: the
 wrench averaged over the last communication step (``MEAN_WRENCH``, with ``mean_wrench_outputs``), its impulse over the
-step divided by the step, which a fixed-step engine can hold over the next step without losing impulse."""
+step divided by the step, which a fixed-step engine can hold over the next step without losing impulse, and that
+mean extrapolated linearly from the last two steps' means (``PREDICTED_WRENCH``, ``2 W̄ₙ − W̄ₙ₋₁``): the mean
+predicted over the coming step, which removes most of the held mean's lag of one step (docs/ship-cosimulation.md
+measures both)."""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MOTION", "WRENCH", "MEAN_WRENCH", "BASE_VELOCITY", "step_mean", "restarted"]
+__all__ = ["MOTION", "WRENCH", "MEAN_WRENCH", "PREDICTED_WRENCH", "BASE_VELOCITY", "STEP_INTEGRALS", "step_mean",
+           "STEP_WRENCH_NAMES", "step_rates", "step_wrenches", "restarted"]
 
 _F1 = "Frame 1 (vessel)"
 MOTION = (
@@ -31,6 +35,25 @@ MEAN_WRENCH = ([(f"interface_force_mean_{a}", "N", f"interface force on the vess
                + [(f"interface_moment_mean_{a}", "N.m", f"interface moment on the vessel averaged over the last "
                    f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"])
 
+_PREDICTED = ("interface {} on the vessel averaged over the coming communication step as predicted from the last two "
+              "steps, 2 x its mean over the last step - its mean over the step before, {} (with mean_wrench_outputs; "
+              "else 0)")
+PREDICTED_WRENCH = ([(f"interface_force_predicted_{a}", "N", _PREDICTED.format("force", a)) for a in "xyz"]
+                    + [(f"interface_moment_predicted_{a}", "N.m", _PREDICTED.format("moment", a)) for a in "xyz"])
+
+# The states a step-mean wrench adds to a crane's: [∫W dt (6), Δt] over the last communication step (integrated, their
+# derivative [W; 1]), then the same of the step before (their derivative 0, set at each step's start by restarted);
+# both outside the step-size control.
+STEP_INTEGRALS = 14
+# The outputs of the step states, in the order of step_wrenches
+STEP_WRENCH_NAMES = tuple(name for name, _, _ in MEAN_WRENCH + PREDICTED_WRENCH)
+
+
+def step_rates(load: np.ndarray) -> np.ndarray:
+    """The derivative of the step states (:data:`STEP_INTEGRALS`) under the load ``W`` now: ``[W; 1]``, then zeros
+    (the step before's stay as they are)."""
+    return np.concatenate((load, [1.0], np.zeros(7)))
+
 
 def step_mean(integral: np.ndarray, load: np.ndarray) -> np.ndarray:
     """The step-mean load ``∫W dt / Δt`` of ``integral = [∫W dt (6), Δt]`` (a crane's quadrature states over the last
@@ -43,11 +66,29 @@ def step_mean(integral: np.ndarray, load: np.ndarray) -> np.ndarray:
     return integral[:6] / elapsed if elapsed > 0.0 else np.array(load, dtype=float)
 
 
+def step_wrenches(integrals: np.ndarray, load: np.ndarray) -> np.ndarray:
+    """``[W̄ₙ; Ŵ]`` (12) of a crane's step states ``integrals`` (:data:`STEP_INTEGRALS`: the last step's
+    ``[∫W dt, Δt]``, then the step before's) and its load ``W`` now: the mean over the last step (:func:`step_mean`)
+    and the mean predicted over the coming one, ``Ŵ = 2 W̄ₙ − W̄ₙ₋₁`` -- the linear extrapolation of the step means,
+    right to ``O(h²)`` for a load smooth in time --, ``W̄ₙ`` when there is no step before (or the last had no length),
+    ``W`` before any step.
+
+    >>> step_wrenches(np.array([1.0, 2, 3, 4, 5, 6, 0.5] + [1.0, 1, 1, 1, 1, 1, 1.0]), np.zeros(6))[6:]
+    array([ 3.,  7., 11., 15., 19., 23.])
+    """
+    mean = step_mean(integrals[:7], load)
+    before = integrals[13]
+    predicted = 2.0 * mean - integrals[7:13] / before if integrals[6] > 0.0 and before > 0.0 else mean
+    return np.concatenate((mean, predicted))
+
+
 def restarted(x: np.ndarray, at: int) -> np.ndarray:
-    """``x`` with its step integrals ``x[at:]`` (``∫W dt`` and the elapsed time) back at zero -- ``x`` itself when they
-    are (a model's ``restart_step_integrals``, called at the start of every communication step)."""
-    if not x[at:].any():
+    """``x`` at the start of a communication step: the step states ``x[at:at + 14]`` (:data:`STEP_INTEGRALS`) with the
+    last step's ``[∫W dt, Δt]`` moved to the step before's place and restarted at zero -- ``x`` itself when they are
+    zero already (a model's ``restart_step_integrals``, called at the start of every communication step)."""
+    if not x[at:at + 7].any():
         return x
     out = np.array(x, dtype=float)
-    out[at:] = 0.0
+    out[at + 7:at + 14] = x[at:at + 7]
+    out[at:at + 7] = 0.0
     return out

@@ -141,7 +141,8 @@ class ShipMountedModel:
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         out = self.model.outputs(t, x, self.base_inputs(inputs), aux)
         S = self._out_rotation
-        for name in ("interface_force", "interface_moment", "tip", "interface_force_mean", "interface_moment_mean"):
+        for name in ("interface_force", "interface_moment", "tip", "interface_force_mean", "interface_moment_mean",
+                     "interface_force_predicted", "interface_moment_predicted"):
             if f"{name}_x" not in out:
                 continue
             v = S @ np.array([out[f"{name}_{a}"] for a in "xyz"])

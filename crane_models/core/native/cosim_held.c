@@ -43,7 +43,7 @@ int mbs_cosim_held_step(void *record, double t, double h, double *reals, int64_t
         inputs = p->kernel_inputs_next;
     }
     mbs_stepper *st = mbs_cosim_start_stepper(c); /* y: the point's state, where the step integrals restart */
-    const int restarted = p->hb->load && mbs_step_restart(c->y + 2 * p->hb->nf);
+    const int restarted = p->hb->load && mbs_step_restart(c->y + 2 * p->hb->nf); /* the step before's kept */
     if (changed | restarted) {
         if (!evaluated_anew(p, inputs, c->y)) return MBS_COSIM_UPDATE;
         rec = c->rec_next;

@@ -35,7 +35,7 @@ int mbs_cosim_moving_step(void *record, double t, double h, double *reals, int64
     }
     mbs_stepper *st = mbs_cosim_start_stepper(c); /* y: the point's state, where the base is imposed */
     const int imposed = mbs_moving_impose(c->m, p->mb, base + p->mb->n_law, c->y);
-    const int restarted = p->mb->load && mbs_step_restart(c->y + 2 * c->m->n);
+    const int restarted = p->mb->load && mbs_step_restart(c->y + 2 * c->m->n); /* the step before's kept */
     if (restarted | imposed | changed) {
         memset(c->rec_next, 0, sizeof(double) * c->rec_size);
         if (mbs_moving_derivative(c->m, c->law, base, p->mb, c->y, c->k, c->rec_next, c->model_work)

@@ -11,7 +11,7 @@ static void load_on_base(const mbs_model *m, const mbs_held_outputs_model *o, co
                          double *tip, double *work);
 
 int mbs_held_size(const mbs_held_base *hb) {
-    return 2 * hb->nf + (hb->load ? 7 : 0);
+    return 2 * hb->nf + (hb->load ? MBS_STEP_STATES : 0);
 }
 
 int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
@@ -32,7 +32,7 @@ int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     if (hb->load) { /* the quadrature of the load on the base (mbs_derivative's scratch is free again) */
         double tip[3];
         load_on_base(m, hb->load, rec, ydot + 2 * nf, tip, work);
-        ydot[2 * nf + 6] = 1.0;
+        mbs_step_rates(ydot + 2 * nf);
     }
     return 0;
 }
@@ -78,7 +78,7 @@ int mbs_held_integrate(const mbs_model *m, const mbs_effort_law *law, const doub
 }
 
 int mbs_held_values_size(const mbs_held_outputs_model *o) {
-    return 3 * o->nf + 6 + 3 + 21 + 6 + 6;
+    return 3 * o->nf + 6 + 3 + 21 + 6 + 12;
 }
 
 /* The load on the base [f; n] (base frame) and the tip from the base origin (base frame) of the evaluation rec: the
@@ -122,8 +122,7 @@ int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const 
     } else {
         memset(inertia, 0, sizeof(double) * 27);
     }
-    if (integral) mbs_step_mean(integral, wrench, mean); /* CraneOnMovingBaseModel.mean_wrench */
-    else memset(mean, 0, sizeof(double) * 6);
+    mbs_step_loads(integral, wrench, mean); /* CraneOnMovingBaseModel.mean_wrench */
     for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
     return 0;
 }

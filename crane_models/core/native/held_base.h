@@ -16,8 +16,9 @@ typedef struct {
     int nf, n_law;
     const int *free_;               /* (nf) the free coordinates, in the state's order */
     const int *angles;              /* (3) the coordinates of roll, pitch, yaw (53) */
-    /* NULL, or the outputs whose load on the base the state integrates: y = [q_f; u_f; its integral [f; n] (6); the
-     * time (1)], their derivative [W; 1] (a step-mean wrench's quadrature states) */
+    /* NULL, or the outputs whose load on the base the state integrates: y = [q_f; u_f; the step states (14:
+     * moving_base.h MBS_STEP_STATES, the integral [f; n] (6) and the time (1) of the last step and of the step
+     * before)], their derivative mbs_step_rates (a step-mean wrench's quadrature states) */
     const struct mbs_held_outputs_model_s *load;
 } mbs_held_base;
 
@@ -30,9 +31,9 @@ typedef struct {
 int mbs_held_base_inputs(const mbs_model *m, const mbs_held_base *hb, const double *crane_inputs,
                           const double *motion, double *inputs); /* returns 0 */
 
-/* The state's size: 2 nf, and 7 more with the load's integral. */
+/* The state's size: 2 nf, and MBS_STEP_STATES more with the load's integrals. */
 int mbs_held_size(const mbs_held_base *hb);
-/* ydot = [u_f; u'_f] (and [W; 1] with hb->load) at y = [q_f; u_f] (and the integral): the record rec of
+/* ydot = [u_f; u'_f] (and mbs_step_rates with hb->load) at y = [q_f; u_f] (and the integral): the record rec of
  * mbs_derivative (law with the base's coordinates prescribed) at the whole q, u. Returns as mbs_derivative. */
 int mbs_held_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_held_base *hb,
                         const double *y, double *ydot, double *rec, double *work);
@@ -56,10 +57,11 @@ typedef struct mbs_held_outputs_model_s {
 /* The values, in this order (core/native/held_base.py mirrors it): q_f (nf) | u_f (nf) | load on the base [f; n]
  * (6) | tip (3) | efforts of the free coordinates (nf) | A's upper triangle row by row (21) | W0 [f; n] (6) (A, W0
  * zero without `inertia`) | the load's mean over the step [f; n] (6: its integral over the elapsed time, the load
- * itself before any time elapsed; zero without the integral). */
+ * itself before any time elapsed) and that mean predicted over the coming step (6) (mbs_step_loads; zero without the
+ * integrals). */
 int mbs_held_values_size(const mbs_held_outputs_model *o);
 /* The values from the record rec of an evaluation (mbs_held_derivative), the base's acceleration a = [a_P; w']
- * (base frame; read with `inertia` only) and the load's integral and the elapsed time (7, or NULL); then
+ * (base frame; read with `inertia` only) and the step states (MBS_STEP_STATES, or NULL); then
  * out[i] = values[index[i]] for the n_out outputs.
  * work: 3 n + 15 + 12 nb + 6 + nf nf + 12 nf + 1 doubles. Returns 0, or -1 when M_ff is not positive definite. */
 int mbs_held_outputs(const mbs_model *m, const mbs_held_outputs_model *o, const double *rec, const double *accel,

@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..moving_base.interface import STEP_INTEGRALS
 from .outputs import NativeCutOutputs, OutputPlan, _KernelOutputs
 from .stepping import NativeModelIntegration
 from .system import NativeEffortLaw, NativeSystem, _address, library
@@ -27,10 +28,10 @@ class NativeHeldBase(NativeModelIntegration):
     (:meth:`base_inputs`) are ``[the law's inputs | q (n) | u (n)]``, q and u the whole tree's at the step's start
     (the free entries ignored), and ``law`` prescribes the held coordinates' accelerations (held_base.h: a law of
     ``held_base_law``'s form, roll, pitch, yaw at the coordinates ``angles``). With ``load`` (the crane's outputs) the
-    state also integrates the load on the base and the time, ``y = [q_f; u_f; ∫W dt (6); t]`` (a step-mean wrench's
-    quadrature). Stepped as :class:`NativeIntegration` (same tableau and step-size control, the stepper's
-    ``controlled`` leading states under it). ``make_aux(record, tail)``: the model's ``aux`` from the record of an
-    evaluation (``tail`` is empty)."""
+    state also integrates the load on the base and the time, ``y = [q_f; u_f; ∫W dt (6); t]``, and keeps those of the
+    step before after them (a step-mean wrench's quadrature, ``STEP_INTEGRALS``). Stepped as
+    :class:`NativeIntegration` (same tableau and step-size control, the stepper's ``controlled`` leading states under
+    it). ``make_aux(record, tail)``: the model's ``aux`` from the record of an evaluation (``tail`` is empty)."""
 
     implicit_steps = False  # the kernel's Jacobian is a whole tree's (mbs_tree_jacobian), not the free part's
 
@@ -96,7 +97,7 @@ class NativeHeldOutputs(_KernelOutputs):
         super().__init__(value_names, lib.mbs_held_values_size(self._ptr))
         nf = len(self._index[0])
         self._work = np.empty(3 * native.n + 15 + 12 * native.nb + 6 + nf * nf + 12 * nf + 1)
-        self._accel, self._integral = np.zeros(6), np.zeros(7)
+        self._accel, self._integral = np.zeros(6), np.zeros(STEP_INTEGRALS)
         self._integral_ptr = self._integral.ctypes.data
         self._fn = lib.mbs_held_outputs
         self._head = (native._model_ptr, self._ptr)
@@ -105,7 +106,8 @@ class NativeHeldOutputs(_KernelOutputs):
     def write(self, plan: OutputPlan, record: np.ndarray, accel: np.ndarray, out: np.ndarray,
               integral: np.ndarray | None = None) -> None:
         """The outputs of ``plan`` from the evaluation ``record`` with the base acceleration ``accel = [a_P; ω̇]``
-        (base frame) into ``out``; ``integral``: the load's integral and the elapsed time (7) for its mean, or None."""
+        (base frame) into ``out``; ``integral``: the step states (the load's integral and the elapsed time over the
+        last step and over the step before, ``STEP_INTEGRALS``) for its mean and prediction, or None."""
         self._accel[:] = accel
         if integral is not None:
             self._integral[:] = integral

@@ -31,15 +31,32 @@ void mbs_base_motion(const double *motion, double *rates, double *euler, double 
     acc[2] = v2[2];
 }
 
-void mbs_step_mean(const double *integral, const double *load, double *mean) {
-    for (int i = 0; i < 6; i++) mean[i] = integral[6] > 0.0 ? integral[i] / integral[6] : load[i];
+void mbs_step_loads(const double *integrals, const double *load, double *mean_predicted) {
+    double *mean = mean_predicted, *predicted = mean_predicted + 6;
+    if (!integrals) {
+        memset(mean_predicted, 0, sizeof(double) * 12);
+        return;
+    }
+    const double *before = integrals + 7;
+    for (int i = 0; i < 6; i++) {
+        mean[i] = integrals[6] > 0.0 ? integrals[i] / integrals[6] : load[i];
+        predicted[i] = integrals[6] > 0.0 && before[6] > 0.0 ? 2.0 * mean[i] - before[i] / before[6] : mean[i];
+    }
 }
 
-int mbs_step_restart(double *integral) {
+int mbs_step_restart(double *integrals) {
     int nonzero = 0;
-    for (int i = 0; i < 7; i++) nonzero |= integral[i] != 0.0;
-    if (nonzero) memset(integral, 0, sizeof(double) * 7);
+    for (int i = 0; i < 7; i++) nonzero |= integrals[i] != 0.0;
+    if (nonzero) {
+        memcpy(integrals + 7, integrals, sizeof(double) * 7);
+        memset(integrals, 0, sizeof(double) * 7);
+    }
     return nonzero;
+}
+
+void mbs_step_rates(double *rates) {
+    rates[6] = 1.0;
+    memset(rates + 7, 0, sizeof(double) * 7);
 }
 
 int mbs_moving_base_inputs(const mbs_moving_base *mb, const double *crane_inputs, const double *motion,
@@ -70,7 +87,7 @@ int mbs_moving_impose(const mbs_model *m, const mbs_moving_base *mb, const doubl
 }
 
 int mbs_moving_size(const mbs_model *m, const mbs_moving_base *mb) {
-    return 2 * m->n + (mb->load ? 7 : 0);
+    return 2 * m->n + (mb->load ? MBS_STEP_STATES : 0);
 }
 
 int mbs_moving_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
@@ -81,7 +98,7 @@ int mbs_moving_derivative(const mbs_model *m, const mbs_effort_law *law, const d
     if (code) return code;
     memcpy(ydot, rec + n, sizeof(double) * 2 * n); /* [u; u'] */
     if (!mb->load) return 0;
-    ydot[2 * n + 6] = 1.0; /* the quadrature of the load (mbs_derivative's scratch is free again) */
+    mbs_step_rates(ydot + 2 * n); /* the quadrature of the load (mbs_derivative's scratch is free again) */
     return mbs_crane_base_load(m, mb->load, rec, NULL, ydot + 2 * n, work);
 }
 
@@ -112,7 +129,7 @@ int mbs_moving_integrate(const mbs_model *m, const mbs_effort_law *law, const do
 }
 
 int mbs_moving_values_size(const mbs_model *m, const mbs_moving_outputs_model *o) {
-    return mbs_crane_values_size(m, o->crane) + 21 + 6 + 6;
+    return mbs_crane_values_size(m, o->crane) + 21 + 6 + 12;
 }
 
 int mbs_inertia_values(const mbs_model *m, const double *rec, const int *prescribed, const int *free_, int nf,
@@ -150,8 +167,7 @@ int mbs_moving_outputs(const mbs_model *m, const mbs_moving_outputs_model *o, co
     } else {
         memset(inertia, 0, sizeof(double) * 27);
     }
-    if (integral) mbs_step_mean(integral, wrench, mean);
-    else memset(mean, 0, sizeof(double) * 6);
+    mbs_step_loads(integral, wrench, mean);
     for (int i = 0; i < n_out; i++) out[i] = values[index[i]];
     return 0;
 }

@@ -15,12 +15,21 @@
  * function for every moving-base crane, on the Python path and in a step in C. */
 void mbs_base_motion(const double *motion, double *rates, double *euler, double *acc);
 
-/* The step-mean of a load on the base: its integral over the elapsed time (integral = [int W dt (6), t]), the load W
- * itself before any time elapsed (the FMU's outputs before the first step). */
-void mbs_step_mean(const double *integral, const double *load, double *mean);
-/* The step integrals (7) back at zero at a step's start (the models' restart_step_integrals: core/moving_base/
- * interface.py restarted); returns 1 when one was not zero (then all are set, -0.0 too), else 0 (left as they are). */
-int mbs_step_restart(double *integral);
+/* The step states of a step-mean load (core/moving_base/interface.py STEP_INTEGRALS): [int W dt (6), t] over the last
+ * communication step (integrated: their derivative [W; 1]), then the same of the step before (their derivative 0). */
+#define MBS_STEP_STATES 14
+
+/* [mean; predicted] (12) of a load on the base W (core/moving_base/interface.py step_wrenches): the mean over the last
+ * step, its integral over the elapsed time (the load W itself before any time elapsed: the FMU's outputs before the
+ * first step), and the mean predicted over the coming step, 2 mean - (the step before's integral over its time), the
+ * mean itself when the last or the step before had no time; zero for integrals NULL (no step-mean load). */
+void mbs_step_loads(const double *integrals, const double *load, double *mean_predicted);
+/* A step's start (the models' restart_step_integrals: core/moving_base/interface.py restarted): the last step's
+ * integrals (7) moved to the step before's place and back at zero; returns 1 when one was not zero (then all 14 are
+ * set, -0.0 too), else 0 (left as they are). */
+int mbs_step_restart(double *integrals);
+/* The step states' derivative (14) but the load W (its first 6 entries, written before or after): [W; 1; 0 (7)]. */
+void mbs_step_rates(double *rates);
 
 /* The interface inertia A (mbs_interface_inertia; E^-1 of (53) from the record's roll and pitch q[prescribed[0]],
  * q[prescribed[1]], R^0_1 that of body base_body) of the base coordinates prescribed = [roll, pitch, yaw, x0, y0, z0]
@@ -33,7 +42,8 @@ int mbs_inertia_values(const mbs_model *m, const double *rec, const int *prescri
 /* The tree of a crane on a moving base: the law's inputs are the crane's n_law - 6, then the base's prescribed
  * accelerations [q'' (3) | R^0_1 a_P (3)] (a law of KnuckleBoomOnMovingBaseModel's form); the base's coordinates
  * angles (roll, pitch, yaw) and translation (x0, y0, z0). With `load` (the crane's outputs on a moving base) the state
- * also integrates the load on the base and the time: y = [q; u; int W dt (6); t], y' = [u; u'; W; 1]. */
+ * also integrates the load on the base and the time and keeps the step before's: y = [q; u; the step states (14)],
+ * y' = [u; u'; mbs_step_rates]. */
 typedef struct {
     int n_law;
     const int *angles, *translation; /* (3) each */
@@ -48,9 +58,9 @@ int mbs_moving_base_inputs(const mbs_moving_base *mb, const double *crane_inputs
  * and at rest (Galilean invariance); returns 1 when an entry changed (its value, not only its sign: -0.0 stays). */
 int mbs_moving_impose(const mbs_model *m, const mbs_moving_base *mb, const double *base_inputs, double *y);
 
-/* The state's size: 2 n, and 7 more with the load's integral. */
+/* The state's size: 2 n, and MBS_STEP_STATES more with the load's integrals. */
 int mbs_moving_size(const mbs_model *m, const mbs_moving_base *mb);
-/* y' at y into the record rec (q and u copied from y, then mbs_derivative; with `load` also [W; 1]). Returns as
+/* y' at y into the record rec (q and u copied from y, then mbs_derivative; with `load` also mbs_step_rates). Returns as
  * mbs_derivative, or the load's error. work: mbs_derivative's, and n_entries + 12 nb doubles for the load. */
 int mbs_moving_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs,
                           const mbs_moving_base *mb, const double *y, double *ydot, double *rec, double *work);
@@ -62,7 +72,7 @@ int mbs_moving_integrate(const mbs_model *m, const mbs_effort_law *law, const do
 
 /* What a crane on a moving base outputs: mbs_crane_outputs' values (crane->loads set), then with `inertia` the
  * interface inertia A of the prescribed base coordinates [roll, pitch, yaw, x0, y0, z0] (mbs_interface_inertia with
- * E^-1 of (53) from the record's roll and pitch) and W0 = W + A a, then the step-mean load. */
+ * E^-1 of (53) from the record's roll and pitch) and W0 = W + A a, then the step-mean load and its prediction. */
 typedef struct {
     const mbs_crane_outputs_model *crane;
     int inertia, nf, base_body;
@@ -70,11 +80,12 @@ typedef struct {
 } mbs_moving_outputs_model;
 
 /* The values: the crane's (mbs_crane_values_size) | A's upper triangle row by row (21) | W0 [f; n] (6) (A, W0 zero
- * without `inertia`) | the load's step-mean [f; n] (6, zero without an integral). */
+ * without `inertia`) | the load's step-mean [f; n] (6) and its prediction (6) (mbs_step_loads; zero without the
+ * integrals). */
 int mbs_moving_values_size(const mbs_model *m, const mbs_moving_outputs_model *o);
 /* The values at the state x with the evaluation rec there (udot: its accelerations, NULL: the record's; extra:
  * further applied wrenches, or NULL), the base acceleration accel = [a_P; w'] (base frame; read with `inertia`) and
- * the load's integral and the elapsed time (7, or NULL); then out[i] = values[index[i]] for the n_out outputs.
+ * the step states (MBS_STEP_STATES, or NULL); then out[i] = values[index[i]] for the n_out outputs.
  * work: mbs_crane_outputs' and n n + 12 n + 1 doubles more. Returns 0, mbs_crane_outputs' error, or -1 when M_ff is
  * not positive definite. */
 int mbs_moving_outputs(const mbs_model *m, const mbs_moving_outputs_model *o, const double *x, const double *rec,

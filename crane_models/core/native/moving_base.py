@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..moving_base.interface import STEP_INTEGRALS
 from .outputs import NativeCraneOutputs, OutputPlan, _KernelOutputs
 from .stepping import NativeModelIntegration
 from .system import NativeEffortLaw, NativeSystem, _address, library
@@ -25,7 +26,8 @@ class _MovingBase(ctypes.Structure):
 class NativeMovingBase(NativeModelIntegration):
     """The whole tree ``y = [q; u]`` under ``law`` -- the crane's inputs, then the prescribed accelerations of the base
     coordinates ``angles`` (roll, pitch, yaw) and ``translation`` -- and, with ``load`` (the crane's outputs on a moving
-    base), its load on the base and the time integrated too, ``y = [q; u; ∫W dt (6); t]``. Stepped as
+    base), its load on the base and the time integrated too, ``y = [q; u; ∫W dt (6); t]``, then those of the step before
+    (``STEP_INTEGRALS``). Stepped as
     :class:`NativeIntegration` (same tableau and step-size control, the stepper's ``controlled`` leading states under
     it). ``make_aux(record, tail)``: the model's ``aux`` from the record of an evaluation."""
 
@@ -75,7 +77,8 @@ class NativeMovingOutputs(_KernelOutputs):
     """The outputs of a crane on a moving base (``mbs_moving_outputs``): ``crane``'s (:class:`NativeCraneOutputs` with
     its base loads), with ``inertia`` the interface inertia A of the ``prescribed`` base coordinates
     ``[roll, pitch, yaw, x0, y0, z0]`` against the ``free`` ones at body ``base_body`` and W0, then the step-mean
-    load. ``value_names``: the crane's, A's upper triangle and W0 (21 + 6), the mean (6), in moving_base.h's order."""
+    load and its prediction. ``value_names``: the crane's, A's upper triangle and W0 (21 + 6), the mean (6) and the
+    prediction (6), in moving_base.h's order."""
 
     COSIM_KIND = -1  # not read: mbs_cosim_moving_step writes these outputs by mbs_moving_outputs itself
 
@@ -93,7 +96,7 @@ class NativeMovingOutputs(_KernelOutputs):
         super().__init__(value_names, lib.mbs_moving_values_size(native._model_ptr, self._ptr))
         n = native.n
         self._work = np.empty(crane._work.size + n * n + 12 * n + 1)
-        self._accel, self._integral = np.zeros(6), np.zeros(7)
+        self._accel, self._integral = np.zeros(6), np.zeros(STEP_INTEGRALS)
         self._fn = lib.mbs_moving_outputs
         self._head = (native._model_ptr, self._ptr)
         self._work_ptr = self._work.ctypes.data
@@ -101,8 +104,9 @@ class NativeMovingOutputs(_KernelOutputs):
     def write(self, plan: OutputPlan, x: np.ndarray, record: np.ndarray, accel: np.ndarray, out: np.ndarray,
               integral: np.ndarray | None = None) -> None:
         """The outputs of ``plan`` at the state ``x`` with the evaluation ``record`` there, the base acceleration
-        ``accel = [a_P; ω̇]`` (base frame) into ``out``; ``integral``: the load's integral and the elapsed time (7)
-        for its mean, or None."""
+        ``accel = [a_P; ω̇]`` (base frame) into ``out``; ``integral``: the step states (the load's integral and the
+        elapsed time over the last step and over the step before, ``STEP_INTEGRALS``) for its mean and prediction, or
+        None."""
         self._accel[:] = accel
         if integral is not None:
             self._integral[:] = integral

@@ -32,6 +32,8 @@ Choices where the papers are silent:
   communication step (``interface_*_mean_*``, as :mod:`vessel_crane.split`'s crane): seven quadrature states
   ``[∫W dt (6), elapsed time]`` after ``[q; u]``, ``W`` exactly the ``interface_*`` outputs, restarted at every step's
   start and kept out of the step-size control. A vessel held at that mean over the step receives the crane's impulse.
+  Also that mean predicted over the coming step, ``2 W̄ₙ − W̄ₙ₋₁`` (``interface_*_predicted_*``): the step before's
+  integrals are seven more states after them, set at each step's start (``core.moving_base.interface``).
 
 With the compiled kernel the right-hand side, the stepping, the outputs and the whole communication step -- the base
 imposed and the step integrals restarted included -- run there (:mod:`.moving_base_kernel`); the numpy methods here
@@ -55,7 +57,8 @@ from ...core.moving_base.interface_inertia import (INERTIA_OUTPUTS, INERTIA_ZERO
                                               interface_inertia)
 from ...core.moving_base.base_chain import base_bodies
 from ...core.moving_base.euler import base_motion_of, euler_rate_matrix_inverse
-from ...core.moving_base.interface import BASE_VELOCITY, MEAN_WRENCH, MOTION, WRENCH, restarted, step_mean
+from ...core.moving_base.interface import (BASE_VELOCITY, MOTION, STEP_INTEGRALS, STEP_WRENCH_NAMES, WRENCH, restarted,
+                                           step_rates, step_wrenches)
 from .crane import (COORDINATE_OUTPUTS, INPUTS as KB_INPUTS, INTEGER_OUTPUTS, KnuckleBoomController,
                     KnuckleBoomCrane, KnuckleBoomParameters, _wrench_outputs, crane_effort_law)
 from .moving_base_kernel import MovingBaseKernel
@@ -94,13 +97,12 @@ _WRENCH_NAMES = _OUTPUT_NAMES[13:19]  # the interface force and moment, W of W =
 _KERNEL_VALUE_ORDER = (_OUTPUT_NAMES[:37] + [None] * 12 + _OUTPUT_NAMES[37:40] + [None] + _OUTPUT_NAMES[40:42]
                        + ["end_stop_active"])
 OUTPUTS = tuple(OUTPUTS) + tuple(INERTIA_OUTPUTS) + tuple(WRENCH0_OUTPUTS)
-_MEAN_NAMES = [name for name, _, _ in MEAN_WRENCH]
 
 
 class KnuckleBoomOnMovingBaseModel:
     """The knuckle boom crane with its controller on a prescribed base motion; state ``x = [q; u]`` of all nine
     coordinates (the base part is the inputs' at every communication point), and with ``mean_wrench_outputs`` the
-    step integrals ``[∫W dt (6), elapsed time]`` after them."""
+    step integrals ``[∫W dt (6), elapsed time]`` of the last step and of the step before after them."""
 
     input_names = [name for name, _, _ in INPUTS]
     state_size = 2 * N_COORDINATES
@@ -116,7 +118,7 @@ class KnuckleBoomOnMovingBaseModel:
         ``mean_wrench_outputs``: also the step-mean wrench (the module's docstring; 0 otherwise)."""
         self.inertia_outputs = bool(inertia_outputs)
         self.mean_wrench_outputs = mean = bool(mean_wrench_outputs)
-        self.state_size = 2 * N_COORDINATES + (7 if mean else 0)
+        self.state_size = 2 * N_COORDINATES + (STEP_INTEGRALS if mean else 0)
         # The quadrature states do not steer the step size (step_control._error_part); without them every state does.
         self.controlled_states = 2 * N_COORDINATES if mean else None
         if mean:
@@ -191,7 +193,7 @@ class KnuckleBoomOnMovingBaseModel:
         n = N_COORDINATES
         out = np.array(x, dtype=float)
         out[3:6], out[n + 3:n + 6] = angles, rates
-        out[6:9] = out[n + 6:] = 0.0
+        out[6:9] = out[n + 6:n + 9] = 0.0  # (not the step integrals after [q; u])
         self._imposed = (angles, out)
         return out
 
@@ -208,12 +210,12 @@ class KnuckleBoomOnMovingBaseModel:
 
     def reference_derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         """``ẋ = [u; u̇]`` of (43) with the base's accelerations prescribed, and with the step-mean wrench its
-        integrand ``[W; 1]`` (:meth:`point_wrench`): the kernel's specification."""
+        integrand ``[W; 1]`` (:meth:`point_wrench`; the step before's integrals: 0): the kernel's specification."""
         n = 2 * N_COORDINATES
         kin = self._dynamics(x[:n], self.kernel_inputs(inputs))
         if not self.mean_wrench_outputs:
             return kin.xdot, kin
-        return np.concatenate((kin.xdot, self.point_wrench(kin, kin.udot), [1.0])), kin
+        return np.concatenate((kin.xdot, step_rates(self.point_wrench(kin, kin.udot)))), kin
 
     def compiled(self, t: float, inputs: np.ndarray):
         """The whole right-hand side in the kernel (:mod:`integration.cosimulation`'s hook), None without the kernel."""
@@ -281,13 +283,15 @@ class KnuckleBoomOnMovingBaseModel:
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         n = 2 * N_COORDINATES
-        return self.outputs_with(aux, x, inputs, aux.udot, integral=x[n:n + 7] if self.mean_wrench_outputs else None)
+        integral = x[n:n + STEP_INTEGRALS] if self.mean_wrench_outputs else None
+        return self.outputs_with(aux, x, inputs, aux.udot, integral=integral)
 
     def outputs_with(self, kin: Kinematics, x: np.ndarray, inputs: np.ndarray, udot: np.ndarray,
                      extra: np.ndarray | None = None, integral: np.ndarray | None = None) -> dict:
         """The outputs at the evaluation ``kin`` with accelerations ``udot``; ``extra``: further applied wrenches
         (``[f; n]`` at each COG, body coordinates; a hoisting wire on Body 3), which enter every reaction and
-        the interface wrench; ``integral``: the step integrals ``[∫W dt, Δt]`` of the step-mean wrench (None: 0)."""
+        the interface wrench; ``integral``: the step integrals ``[∫W dt, Δt]`` of the last step and the step before
+        (:func:`interface.step_wrenches`; None: the step-mean and predicted wrench 0)."""
         effort, stop, active = self.applied_efforts(kin)
         _, force, moment, joints, tip = self.loads(kin, udot, effort + stop, extra)
         values = np.concatenate((x[:3], x[9:12], kin.theta[self._angle_bodies], tip, force, moment, joints.ravel(),
@@ -295,8 +299,8 @@ class KnuckleBoomOnMovingBaseModel:
         out = dict(zip(_OUTPUT_NAMES, values))
         out["end_stop_active"] = int(active)
         out.update(self._fixed_outputs)
-        mean = np.zeros(6) if integral is None else step_mean(integral, np.concatenate((force, moment)))
-        out.update(zip(_MEAN_NAMES, mean.tolist()))
+        mean = np.zeros(12) if integral is None else step_wrenches(integral, np.concatenate((force, moment)))
+        out.update(zip(STEP_WRENCH_NAMES, mean.tolist()))
         if not self.inertia_outputs:
             return out
         A = self.interface_inertia(kin)

@@ -2,9 +2,10 @@
 (``mbs_moving_base_inputs``), the right-hand side of the whole tree on the base moving with the inputs' accelerations,
 with the load on the base integrated over each step for the step-mean wrench (``core/native/moving_base.c``), stepped
 there by the explicit pairs, every output in one kernel call (``mbs_moving_outputs``: the crane's, the interface
-inertia A and W0, the step-mean wrench) and the whole communication step (``mbs_cosim_moving_step``: the base imposed
-and the step integrals restarted in C). :class:`.moving_base.KnuckleBoomOnMovingBaseModel`'s numpy methods are the
-specification (tests/test_moving_base_kernel.py compares); the model uses this when the kernel is loaded."""
+inertia A and W0, the step-mean wrench and its prediction) and the whole communication step
+(``mbs_cosim_moving_step``: the base imposed and the step integrals moved and restarted in C).
+:class:`.moving_base.KnuckleBoomOnMovingBaseModel`'s numpy methods are the specification
+(tests/test_moving_base_kernel.py compares); the model uses this when the kernel is loaded."""
 from __future__ import annotations
 
 import functools
@@ -12,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...core.moving_base.interface import MEAN_WRENCH
+from ...core.moving_base.interface import STEP_INTEGRALS, STEP_WRENCH_NAMES
 from ...core.moving_base.interface_inertia import INERTIA_ZEROS
 from ...core.native import NativeKinematics
 from ...core.native.cosim_moving import NativeMovingCosimStep
@@ -29,8 +30,10 @@ class MovingBaseKernel:
 
     def __init__(self, model, value_order: list, motion_at: int) -> None:
         self._model, self._motion_at = model, motion_at
-        # The values mbs_moving_outputs computes: the crane's, A's upper triangle and W0, the step-mean wrench
-        self._value_order = list(value_order) + list(INERTIA_ZEROS) + [name for name, _, _ in MEAN_WRENCH]
+        # The values mbs_moving_outputs computes: the crane's, A's upper triangle and W0, the step-mean wrench and its
+        # prediction
+        self._value_order = list(value_order) + list(INERTIA_ZEROS) + list(STEP_WRENCH_NAMES)
+        self._crane_values = len(value_order)
         self._built = None  # (NativeSystem, NativeMovingBase, NativeMovingOutputs)
         self._cached = (None, None)  # (inputs' bytes, base inputs)
 
@@ -46,7 +49,7 @@ class MovingBaseKernel:
             # the pistons
             actuators = list(zip(model._actuator_entries, (0, 1, 2, 1, 2), (1.0, -1.0, -1.0, 1.0, 1.0)))
             crane = NativeCraneOutputs(
-                native, solver, law, self._value_order[:-33], (0, 1, 2, 9, 10, 11), model._angle_bodies,
+                native, solver, law, self._value_order[:self._crane_values], (0, 1, 2, 9, 10, 11), model._angle_bodies,
                 model._tip_body, (0.0, 0.0, model._tip_length), 3, actuators,
                 [(b, False) for b in model._reactions_at], model._native_loads)
             outputs = NativeMovingOutputs(native, crane, self._value_order, range(3, 9), range(3), model._base,
@@ -115,6 +118,6 @@ class MovingBaseKernel:
             if not usable(aux):
                 return from_dict(x, inputs, aux, out)
             accel[:3], accel[3:] = inputs[at + 9:at + 12], inputs[at + 6:at + 9]  # [a_P; ω̇] of W = W0 - A a
-            outputs.write(plan, x, aux.record, accel, out, x[n:n + 7] if mean else None)
+            outputs.write(plan, x, aux.record, accel, out, x[n:n + STEP_INTEGRALS] if mean else None)
 
         return write

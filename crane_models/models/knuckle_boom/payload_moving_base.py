@@ -19,7 +19,7 @@ from ...core.parameters import ParameterError, validate
 from ...core.payload import (contact_indicator, deck_force, payload_accelerations, point_jacobian, point_position, swing_angles_from_vertical,
                              taut_indicator, winch_rate)
 from ...core.moving_base.euler import euler_rate_matrix
-from ...core.moving_base.interface import restarted
+from ...core.moving_base.interface import STEP_INTEGRALS, restarted, step_rates
 from .moving_base import N_COORDINATES, KnuckleBoomOnMovingBaseModel
 from .payload import PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, PayloadParameters
 
@@ -34,7 +34,7 @@ _L = 2 * _N + 6
 class KnuckleBoomOnMovingBasePayloadModel:
     """:class:`KnuckleBoomOnMovingBaseModel` plus the payload, wire and winch of :mod:`.payload`; with the crane's
     ``mean_wrench_outputs`` the step integrals of its load on the base -- the payload's pull through the crane
-    included -- after ``L``."""
+    included -- over the last step and the step before after ``L``."""
 
     input_names = KnuckleBoomOnMovingBaseModel.input_names + [n for n, _, _ in PAYLOAD_INPUTS]
 
@@ -45,7 +45,7 @@ class KnuckleBoomOnMovingBasePayloadModel:
         self.base = crane_model
         self.crane = crane_model.crane
         self._mean = crane_model.mean_wrench_outputs
-        self.state_size = 2 * _N + 7 + (7 if self._mean else 0)
+        self.state_size = 2 * _N + 7 + (STEP_INTEGRALS if self._mean else 0)
         if self._mean:  # as the crane's: the integrals restart each step, outside the step-size control
             self.controlled_states = 2 * _N + 7
             self.restart_step_integrals = lambda x: restarted(x, 2 * _N + 7)
@@ -70,7 +70,7 @@ class KnuckleBoomOnMovingBasePayloadModel:
         the tip (true vertical) on ``wire_length_0`` stretched by its weight. Without ``inputs`` (an FMU's build,
         which has no inputs yet) the load is placed so by the first :meth:`impose_inputs`, the co-simulation's
         start with its first inputs."""
-        integrals = np.zeros(7 if self._mean else 0)
+        integrals = np.zeros(STEP_INTEGRALS if self._mean else 0)
         if inputs is None:
             self._place_load = True
             return np.concatenate((crane_x0[:2 * _N], np.zeros(6), [self.payload.wire_length_0], integrals))
@@ -132,10 +132,12 @@ class KnuckleBoomOnMovingBasePayloadModel:
         l_dot = winch_rate(length, float(inputs[self._winch_at]), self.winch)
         xdot = np.concatenate((x[_N:2 * _N], udot, x[_LOAD_V], acc, [l_dot]))
         if self._mean:  # the load on the base with the wire's pull on the tip (the outputs' interface wrench)
-            xdot = np.concatenate((xdot, self.base.point_wrench(kin, udot, self._wire_wrench(kin, force, tip)), [1.0]))
+            load = self.base.point_wrench(kin, udot, self._wire_wrench(kin, force, tip))
+            xdot = np.concatenate((xdot, step_rates(load)))
         d_dot = float((x[_LOAD] - tip) @ (x[_LOAD_V] - tip_v)) / d
         self._indicators = (x.copy(), self._indicator_values(d, d_dot, length, kin, x))
-        return xdot, (kin, udot, force, tension, tip, contact)
+        # Python floats, as a state read back from its bytes has them (CoSimulation.state_problem compares the types)
+        return xdot, (kin, udot, force, float(tension), tip, float(contact))
 
     def _indicator_values(self, d: float, d_dot: float, length: float, kin, x: np.ndarray) -> np.ndarray:
         deck = 1.0 if self.deck is None else contact_indicator(*self._deck_state(kin, x)[:2], self.deck)
@@ -164,7 +166,7 @@ class KnuckleBoomOnMovingBasePayloadModel:
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         kin, udot, force, tension, tip, contact = aux
         extra = self._wire_wrench(kin, force, tip)
-        integral = x[_L + 1:_L + 8] if self._mean else None
+        integral = x[_L + 1:_L + 1 + STEP_INTEGRALS] if self._mean else None
         out = self.base.outputs_with(kin, x[:2 * _N], inputs[:self._winch_at], udot, extra, integral)
         rb = kin.rotation[self.base._base]
         origin = kin.origin[self.base._base]

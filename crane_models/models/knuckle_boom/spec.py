@@ -11,7 +11,7 @@ from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_par
 from .crane import (INPUTS, INTEGER_OUTPUTS, OUTPUTS, KnuckleBoomController, KnuckleBoomInitialState,
                     KnuckleBoomModel, KnuckleBoomParameters)
 from ...core.moving_base.ship import MOUNTING_OUTPUTS
-from ...core.moving_base.interface import MEAN_WRENCH
+from ...core.moving_base.interface import MEAN_WRENCH, PREDICTED_WRENCH
 from ..on_ship import MEAN_WRENCH_PARAMETER, mounting_parameters, on_ship
 from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
                       KnuckleBoomPayloadModel, PayloadParameters)
@@ -80,7 +80,8 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     outputs += [FmuVariable(n, u, _in_base_frame(d), 0.0, display_unit="deg" if u == "rad" else None)
                 for n, u, d in PAYLOAD_OUTPUTS]
     outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
-    outputs += [FmuVariable(n, u, d, 0.0) for n, u, d in MEAN_WRENCH]  # last: the other variables keep their numbers
+    # last: the other variables keep their numbers
+    outputs += [FmuVariable(n, u, d, 0.0) for n, u, d in tuple(MEAN_WRENCH) + tuple(PREDICTED_WRENCH)]
 
     def build(values: dict):
         model = KnuckleBoomOnMovingBaseModel(split_values(values, KnuckleBoomParameters),

@@ -9,7 +9,7 @@ from ...fmi.spec import (SOLVER_PARAMETERS, FmuSpec, FmuVariable, integrator_par
                          real_variables, solver_options, split_values)
 from .crane import (INPUTS as VC_INPUTS, OUTPUTS as VC_OUTPUTS, VesselCraneController, VesselCraneInitialState,
                     VesselCraneModel, VesselCraneParameters)
-from ...core.moving_base.interface import MEAN_WRENCH
+from ...core.moving_base.interface import MEAN_WRENCH, PREDICTED_WRENCH
 from .split import (CRANE_INPUTS, CRANE_OUTPUTS, VESSEL_INPUTS, VESSEL_OUTPUTS, CraneInitialState,
                     CraneOnMovingBaseModel, CraneOnMovingBaseParameters, VesselInitialState, VesselModel,
                     VesselParameters, initial_state)
@@ -60,7 +60,8 @@ def crane_on_moving_base_spec() -> FmuSpec:
     params.append(MEAN_WRENCH_PARAMETER)
     # Set-points start at the initial crane pose (unconnected, they hold the crane); the base starts at rest.
     inputs = real_variables(CRANE_INPUTS, {"q4_ref": init.q4_0, "q5_ref": init.q5_0, "q6_ref": init.q6_0})
-    outputs = real_variables(tuple(CRANE_OUTPUTS) + tuple(MEAN_WRENCH) + tuple(MOUNTING_OUTPUTS), {})
+    outputs = real_variables(tuple(CRANE_OUTPUTS) + tuple(MEAN_WRENCH) + tuple(MOUNTING_OUTPUTS)
+                             + tuple(PREDICTED_WRENCH), {})  # new last: the other variables keep their numbers
 
     def build(values: dict):
         mean = bool(values["mean_wrench_outputs"])
@@ -68,7 +69,7 @@ def crane_on_moving_base_spec() -> FmuSpec:
                                        split_values(values, VesselCraneController), bool(values["inertia_outputs"]),
                                        mean)
         x0 = initial_state(split_values(values, CraneInitialState), "456")
-        return (on_ship(model, values), np.concatenate((x0, np.zeros(7))) if mean else x0,
+        return (on_ship(model, values), np.concatenate((x0, np.zeros(model.state_size - 6))),
                 solver_options(values, VESSEL_SOLVER_OPTIONS))
 
     return FmuSpec("CraneOnMovingBase", "Three-link crane on a moving base (vessel motion in, interface wrench "

@@ -36,7 +36,8 @@ Choices where the paper is silent:
   at that mean over the step receives exactly the impulse the crane gave; the mean of the wrenches at the
   step's two ends, which is all a master can form from point values, misses the crane's fast response to
   each held set-point (the PD loop (63) settles within a few ms). The ``"averaged"`` scheme of
-  :mod:`simulation.split_masters` uses it.
+  :mod:`simulation.split_masters` uses it. Also that mean predicted over the coming step, ``2 W̄ₙ − W̄ₙ₋₁``
+  (``interface_*_predicted_*``; the step before's integrals are seven more states, set at each step's start).
 """
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ from ...core.springs import cross
 from ...core.moving_base.base_chain import base_bodies, vessel_bodies
 from ...core.moving_base.euler import (euler_accelerations, euler_rate_matrix, euler_rate_matrix_inverse,  # noqa: F401
                                        euler_rates)  # (re-exported: the split's old home of the Euler rates)
-from ...core.moving_base.interface import BASE_VELOCITY, MEAN_WRENCH, MOTION, WRENCH, restarted, step_mean
+from ...core.moving_base.interface import (BASE_VELOCITY, MEAN_WRENCH, MOTION, STEP_INTEGRALS, STEP_WRENCH_NAMES,
+                                           WRENCH, restarted, step_rates, step_wrenches)
 from ...core.moving_base.interface_inertia import (INERTIA_NAMES, INERTIA_OUTPUTS, INERTIA_ZEROS, WRENCH0_OUTPUTS,
                                                    inertia_matrix, inertia_values, interface_inertia)
 from ...core.native.outputs import OutputWriters
@@ -107,7 +109,7 @@ CRANE_OUTPUTS = tuple(
 # The outputs of fixed value: the point of attack is the crane base point itself (core.moving_base.ship).
 _FIXED_OUTPUTS = {f"point_of_attack_{a}": 0.0 for a in "xyz"}
 # Every output of the crane's model, in the order of its outputs dict.
-_ALL_OUTPUTS = tuple(name for name, _, _ in CRANE_OUTPUTS + tuple(MEAN_WRENCH)) + tuple(_FIXED_OUTPUTS)
+_ALL_OUTPUTS = (tuple(name for name, _, _ in CRANE_OUTPUTS) + STEP_WRENCH_NAMES) + tuple(_FIXED_OUTPUTS)
 VESSEL_INPUTS = tuple(WRENCH)
 VESSEL_OUTPUTS = tuple(MOTION + BASE_VELOCITY)
 
@@ -136,9 +138,10 @@ class CraneOnMovingBaseModel:
     def __init__(self, params=None, controller: VesselCraneController | None = None, inertia_outputs: bool = True,
                  mean_wrench_outputs: bool = False):
         self.inertia_outputs = bool(inertia_outputs)  # also output A and W0 (interface_inertia); 0 otherwise
-        # Also the step-mean wrench (module docstring): x gains [∫W dt (6), elapsed time], restarted each step.
+        # Also the step-mean wrench and its prediction (module docstring): x gains [∫W dt (6), elapsed time] of the
+        # last step and of the step before (interface.STEP_INTEGRALS), restarted each step.
         self.mean_wrench_outputs = bool(mean_wrench_outputs)
-        self.state_size = 13 if self.mean_wrench_outputs else 6
+        self.state_size = 6 + STEP_INTEGRALS if self.mean_wrench_outputs else 6
         # The quadrature states do not steer the step size (step_control._error_part); without them every state does.
         self.controlled_states = 6 if self.mean_wrench_outputs else None
         # CoSimulation's hooks: step integrals to restart with the step-mean wrench; else the evaluation anew for new
@@ -221,16 +224,18 @@ class CraneOnMovingBaseModel:
         if not self.mean_wrench_outputs:
             return np.concatenate((x[3:], udot[3:6])), (kin, udot, torques)
         force, moment = self.interface_wrench(kin, udot, torques)
-        return np.concatenate((x[3:6], udot[3:6], force, moment, [1.0])), (kin, udot, torques)
+        return np.concatenate((x[3:6], udot[3:6], step_rates(np.concatenate((force, moment))))), (kin, udot, torques)
 
     def _restart_step_integrals(self, x: np.ndarray) -> np.ndarray:
-        """``x`` with the step's quadrature states (``∫W dt`` and the elapsed time) back at zero: called by
-        :class:`integration.cosimulation.CoSimulation` at the start of every communication step."""
+        """``x`` with the step's quadrature states (``∫W dt`` and the elapsed time) moved to the step before's place
+        and back at zero: called by :class:`integration.cosimulation.CoSimulation` at the start of every
+        communication step."""
         return restarted(x, 6)
 
     def mean_wrench(self, x: np.ndarray, force: np.ndarray, moment: np.ndarray) -> np.ndarray:
-        """``∫W dt / Δt`` over the last step; the wrench itself before any step (``Δt = 0``)."""
-        return step_mean(x[6:13], np.concatenate((force, moment)))
+        """``[W̄ₙ; 2 W̄ₙ − W̄ₙ₋₁]`` (12): ``∫W dt / Δt`` over the last step and the mean predicted over the coming one
+        (:func:`interface.step_wrenches`); the wrench itself before any step (``Δt = 0``)."""
+        return step_wrenches(x[6:6 + STEP_INTEGRALS], np.concatenate((force, moment)))
 
     def interface_wrench(self, kin: Kinematics, udot: np.ndarray, torques: np.ndarray) -> tuple:
         """``(force, moment)`` the crane exerts on the vessel at the crane base, Frame 1: minus the
@@ -269,9 +274,8 @@ class CraneOnMovingBaseModel:
         out.update({f"tip_{a}": tip[i] for i, a in enumerate("xyz")})
         out.update({f"applied_joint{i}_torque": torques[i - 4] for i in (4, 5, 6)})
         out.update({f"point_of_attack_{a}": 0.0 for a in "xyz"})  # the crane base itself (core.moving_base.ship)
-        mean = self.mean_wrench(x, force, moment) if self.mean_wrench_outputs else np.zeros(6)
-        out.update({f"interface_{k}_mean_{a}": mean[3 * j + i] for j, k in enumerate(("force", "moment"))
-                    for i, a in enumerate("xyz")})
+        out.update(zip(STEP_WRENCH_NAMES, self.mean_wrench(x, force, moment) if self.mean_wrench_outputs
+                       else np.zeros(12)))
         if not self.inertia_outputs:
             out.update(INERTIA_ZEROS)
             return {k: float(v) for k, v in out.items()}

@@ -5,8 +5,9 @@ output in one kernel call (``mbs_held_outputs``). :class:`split.CraneOnMovingBas
 specification (tests/test_split_crane_kernel.py compares to 1e-12); the model uses this when the kernel is loaded.
 
 With the step-mean wrench (``mean_wrench_outputs``) the kernel's right-hand side also integrates the interface
-wrench and the time (seven quadrature states, outside the step-size control: the stepper's ``controlled``), the
-outputs take the mean from them, and the communication step in C restarts them at each step's start."""
+wrench and the time (seven quadrature states, outside the step-size control: the stepper's ``controlled``) and keeps
+those of the step before (seven more, derivative 0), the outputs take the mean and its prediction from them, and the
+communication step in C moves and restarts them at each step's start."""
 from __future__ import annotations
 
 import functools
@@ -15,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from ...core.effort_laws import CoordinateEffortLaw, pd_control, prescribed_accelerations, stacked
+from ...core.moving_base.interface import STEP_INTEGRALS, STEP_WRENCH_NAMES
 from ...core.moving_base.interface_inertia import INERTIA_ZEROS
 from ...core.native import NativeKinematics
 from ...core.native.cosim_held import NativeHeldCosimStep
@@ -28,12 +30,12 @@ FREE, PRESCRIBED = (3, 4, 5), (0, 1, 2, 6, 7, 8)
 _SLEWING = 3  # the coordinate whose torque acts about the king's z axis, the cut's (interface_moment_z)
 
 # The values mbs_held_outputs computes, in its order (held_base.h): q_f, u_f, the load on the base, the tip, the
-# efforts, A's upper triangle row by row, W0, the step-mean load -- each an output of the FMU.
+# efforts, A's upper triangle row by row, W0, the step-mean load and its prediction -- each an output of the FMU.
 KERNEL_VALUE_ORDER = tuple(
     [f"q{i}" for i in (4, 5, 6)] + [f"u{i}" for i in (4, 5, 6)]
     + [f"interface_force_{a}" for a in "xyz"] + [f"interface_moment_{a}" for a in "xyz"]
     + [f"tip_{a}" for a in "xyz"] + [f"applied_joint{i}_torque" for i in (4, 5, 6)] + list(INERTIA_ZEROS)
-    + [f"interface_{k}_mean_{a}" for k in ("force", "moment") for a in "xyz"])
+    + list(STEP_WRENCH_NAMES))
 
 
 def held_base_law(controller) -> CoordinateEffortLaw:
@@ -132,7 +134,7 @@ class HeldBaseKernel:
             if getattr(aux[0], "record", None) is None:
                 return from_dict(x, inputs, aux, out)
             accel[:3], accel[3:] = inputs[15:18], inputs[12:15]  # [a_P; ω̇] of W = W0 - A a
-            outputs.write(plan, aux[0].record, accel, out, x[6:13] if mean else None)
+            outputs.write(plan, aux[0].record, accel, out, x[6:6 + STEP_INTEGRALS] if mean else None)
 
         return write
 
