@@ -5,7 +5,10 @@ that (docs/ship-cosimulation.md): set ``z_down`` (NED-style axes), ``mount_x/y/z
 from your reference point, in your hull frame) and ``mount_heading``; connect your attitude (roll, pitch, yaw
 with R = Rz Ry Rx), angular velocity and acceleration (hull axes) and the acceleration (and velocity) of your
 reference point (hull axes, gravity *not* included) to the crane's inputs; apply the crane's
-``interface_force_*`` / ``interface_moment_*`` to your hull at ``point_of_attack_*``.
+``interface_force_predicted_*`` / ``interface_moment_predicted_*`` to your hull at ``point_of_attack_*`` -- the
+crane's wrench averaged over its last step and extrapolated to the coming one, what an engine that holds a value over
+a step should hand your hull (the end-of-step ``interface_force_*`` held so is the wrong impulse: docs/ship-
+cosimulation.md, "What a ship engineer gets"); ``interface_*_mean_*`` if your simulator extrapolates its inputs itself.
 
 This script writes an OspSystemStructure.xml with plain variable connections from a name map -- edit ``VESSEL``
 and ``NAMES`` for your FMU. As it stands it uses our own Vessel.fmu as the stand-in "user FMU" (identity map),
@@ -22,11 +25,14 @@ from pathlib import Path
 VESSEL = "Vessel"  # your FMU's file name without .fmu
 VESSEL_PARAMETERS = {"l1": 17.0, "d1": 1.0, "m1": 3.0e6, "k1": 0.0, "k2": 0.0, "k3": 1.3e9}  # start values of yours
 CRANE_PARAMETERS = {"z_down": False, "mount_x": 0.0, "mount_y": 0.0, "mount_z": 0.0, "mount_heading": 0.0}
-# your vessel's variable -> the crane's input (motion), and the crane's output -> your vessel's input (load)
+# names of your vessel's variables -> the crane's: its motion outputs -> the crane's inputs, its wrench inputs <- the crane's outputs
 MOTION = ["roll", "pitch", "yaw"] + [f"{q}_{a}" for q in ("angular_velocity", "angular_acceleration",
                                                          "base_acceleration", "base_velocity") for a in "xyz"]
-LOAD = [f"interface_{k}_{a}" for k in ("force", "moment") for a in "xyz"]
-NAMES = {"motion": {name: name for name in MOTION}, "load": {name: name for name in LOAD}}
+LOAD = [f"interface_{k}_{a}" for k in ("force", "moment") for a in "xyz"]  # your vessel's wrench inputs
+# your vessel's input -> the crane's output: the predicted step mean (mean_wrench_outputs, on by default, computes it)
+NAMES = {"motion": {name: name for name in MOTION},
+         "load": {name: name.replace("force_", "force_predicted_").replace("moment_", "moment_predicted_")
+                  for name in LOAD}}
 
 
 def system_structure(step: float = 0.01) -> str:
