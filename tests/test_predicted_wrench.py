@@ -1,11 +1,12 @@
 """The step-mean wrench predicted over the coming step (``interface_*_predicted_*``, with ``mean_wrench_outputs``):
-``Ŵ = 2 W̄ₙ − W̄ₙ₋₁``, the linear extrapolation of the last two step means (core/moving_base/interface.py
+``Ŵ = W̄ₙ + (W̄ₙ − W̄ₙ₋₁) 2 hₙ / (hₙ + hₙ₋₁)`` (``2 W̄ₙ − W̄ₙ₋₁`` for equal steps), the linear extrapolation of the last
+two step means (core/moving_base/interface.py
 ``step_wrenches``), on both moving-base cranes, the knuckle boom crane with its payload too, on the kernel path and on
 the numpy path (the kernel switched off).
 
 * **The formula, point by point**: over a run with moving set-points and base motion and steps of three lengths, the
-  predicted output read after each step is twice the mean output read there minus the mean output read after the step
-  before (1e-12 of each component's scale -- both sides do the same operations on the same doubles, so it holds to the
+  predicted output read after each step is the line through the mean output read there and the one read after the
+  step before, for the two steps' lengths (1e-12 of each component's scale -- both sides do the same operations on the same doubles, so it holds to the
   bit on the numpy and kernel paths; the ship mounting's rotation of the outputs adds a rounding); before any step it
   is the point wrench (as the mean is), after the first step the mean (nothing to extrapolate from), without
   ``mean_wrench_outputs`` 0. The prediction moves away from the mean (checked: not a comparison of equal columns).
@@ -69,12 +70,16 @@ def columns(names: tuple, rows: np.ndarray, wanted: list) -> np.ndarray:
 
 @pytest.mark.parametrize("kernel", PATHS)
 @pytest.mark.parametrize("case", list(CASES))
-def test_the_prediction_is_twice_the_last_mean_minus_the_one_before(case, kernel):
+def test_the_prediction_is_the_line_through_the_last_two_means(case, kernel):
+    """Steps of three lengths in turn: the line through the means at their steps' middles, averaged over a coming
+    step as long as the last, W̄ₙ + (W̄ₙ − W̄ₙ₋₁) 2 hₙ / (hₙ + hₙ₋₁) (2 W̄ₙ − W̄ₙ₋₁ for equal steps)."""
     _, names, rows, _, _ = run(case, kernel)
     point, mean, predicted = (columns(names, rows, c) for c in (POINT, MEAN, PREDICTED))
     np.testing.assert_array_equal(predicted[0], point[0])  # before any step: the point wrench, as the mean
     np.testing.assert_array_equal(predicted[1], mean[1])  # after one step: the mean, nothing to extrapolate from
-    expected = 2.0 * mean[2:] - mean[1:-1]
+    h = np.array([STEPS[(j - 1) % len(STEPS)] for j in range(2, len(rows))])[:, None]  # the step each row ends
+    h_before = np.array([STEPS[(j - 2) % len(STEPS)] for j in range(2, len(rows))])[:, None]
+    expected = mean[2:] + (mean[2:] - mean[1:-1]) * 2.0 * h / (h + h_before)
     scale = np.max(np.abs(mean), axis=0)
     assert np.all(np.abs(predicted[2:] - expected) <= 1e-12 * scale), np.max(np.abs(predicted[2:] - expected) / scale)
     assert np.all(np.abs(predicted[2:] - mean[2:]) > 1e-6 * scale)  # the prediction is not the mean: a real check

@@ -36,8 +36,8 @@ MEAN_WRENCH = ([(f"interface_force_mean_{a}", "N", f"interface force on the vess
                    f"communication step, {a} (with mean_wrench_outputs; else 0)") for a in "xyz"])
 
 _PREDICTED = ("interface {} on the vessel averaged over the coming communication step as predicted from the last two "
-              "steps, 2 x its mean over the last step - its mean over the step before, {} (with mean_wrench_outputs; "
-              "else 0)")
+              "steps: the line through their means, 2 x the last step's mean - the step before's for equal steps, {} "
+              "(with mean_wrench_outputs; else 0)")
 PREDICTED_WRENCH = ([(f"interface_force_predicted_{a}", "N", _PREDICTED.format("force", a)) for a in "xyz"]
                     + [(f"interface_moment_predicted_{a}", "N.m", _PREDICTED.format("moment", a)) for a in "xyz"])
 
@@ -69,17 +69,21 @@ def step_mean(integral: np.ndarray, load: np.ndarray) -> np.ndarray:
 def step_wrenches(integrals: np.ndarray, load: np.ndarray) -> np.ndarray:
     """``[W̄ₙ; Ŵ]`` (12) of a crane's step states ``integrals`` (:data:`STEP_INTEGRALS`: the last step's
     ``[∫W dt, Δt]``, then the step before's) and its load ``W`` now: the mean over the last step (:func:`step_mean`)
-    and the mean predicted over the coming one, ``Ŵ = 2 W̄ₙ − W̄ₙ₋₁`` -- the linear extrapolation of the step means,
-    right to ``O(h²)`` for a load smooth in time --, ``W̄ₙ`` when there is no step before (or the last had no length),
-    ``W`` before any step.
+    and the mean predicted over the coming one -- the line through the two step means, each at its step's middle,
+    averaged over a coming step as long as the last: ``Ŵ = W̄ₙ + (W̄ₙ − W̄ₙ₋₁) 2 hₙ / (hₙ + hₙ₋₁)``, ``2 W̄ₙ − W̄ₙ₋₁``
+    for equal steps, right to ``O(h²)`` for a load smooth in time (an engine that varies its step, as libcosim's
+    ECCO, gets the line through the means where they belong) --, ``W̄ₙ`` when there is no step before (or the last
+    had no length), ``W`` before any step.
 
     >>> step_wrenches(np.array([1.0, 2, 3, 4, 5, 6, 0.5] + [1.0, 1, 1, 1, 1, 1, 1.0]), np.zeros(6))[6:]
-    array([ 3.,  7., 11., 15., 19., 23.])
+    array([ 2.66666667,  6.        ,  9.33333333, 12.66666667, 16.        , 19.33333333])
     """
     mean = step_mean(integrals[:7], load)
-    before = integrals[13]
-    predicted = 2.0 * mean - integrals[7:13] / before if integrals[6] > 0.0 and before > 0.0 else mean
-    return np.concatenate((mean, predicted))
+    h, before = integrals[6], integrals[13]
+    if not (h > 0.0 and before > 0.0):
+        return np.concatenate((mean, mean))
+    gain = 2.0 * h / (h + before)
+    return np.concatenate((mean, mean + (mean - integrals[7:13] / before) * gain))
 
 
 def restarted(x: np.ndarray, at: int) -> np.ndarray:

@@ -37,10 +37,14 @@ void mbs_step_loads(const double *integrals, const double *load, double *mean_pr
         memset(mean_predicted, 0, sizeof(double) * 12);
         return;
     }
-    const double *before = integrals + 7;
+    /* the line through the two step means at their steps' middles, averaged over a coming step as long as the last
+     * (interface.py step_wrenches): 2 mean - mean before for equal steps */
+    const double *before = integrals + 7, h = integrals[6];
+    const int extrapolate = h > 0.0 && before[6] > 0.0;
+    const double gain = extrapolate ? 2.0 * h / (h + before[6]) : 0.0;
     for (int i = 0; i < 6; i++) {
-        mean[i] = integrals[6] > 0.0 ? integrals[i] / integrals[6] : load[i];
-        predicted[i] = integrals[6] > 0.0 && before[6] > 0.0 ? 2.0 * mean[i] - before[i] / before[6] : mean[i];
+        mean[i] = h > 0.0 ? integrals[i] / h : load[i];
+        predicted[i] = extrapolate ? mean[i] + (mean[i] - before[i] / before[6]) * gain : mean[i];
     }
 }
 
