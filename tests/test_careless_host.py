@@ -194,3 +194,16 @@ def test_calls_during_a_step_under_valgrind_touch_no_freed_memory(fmu_dirs, care
         assert all(line["step"] == OK and line["next"] == OK for line in callback_lines(proc.stdout).values())
     else:
         assert "running 1\ncancel 0\nstep 3\nafter get 0 1 next 0" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("name", FMUS)
+def test_a_step_no_budget_reaches_is_refused_within_a_second(fmu_dirs, careless, tmp_path_factory, name, version):
+    """max_internal_steps = 2^31 - 1 (legal), then doStep(0, 1e308): Error, measured by the host around the call,
+    within 1 s, the message naming the budget (it ran 5-9 hours before); then a 10 ms step from 0 is OK."""
+    fmu = unzipped(fmu_dirs, version, name, tmp_path_factory)
+    proc = run(careless, "budget", version, fmu.dir, name, fmu.token, fmu.vr["max_internal_steps"], 1e308)
+    status, seconds, after = re.search(r"budget (-?\d+) ([0-9.]+) next (-?\d+)", proc.stdout).groups()
+    assert (int(status), int(after)) == (ERROR, OK), proc.stdout + proc.stderr[-2000:]
+    assert float(seconds) < 1.0, seconds
+    assert f"cannot be reached within the step budget (max_internal_steps = {LARGEST_BUDGET}" in proc.stderr

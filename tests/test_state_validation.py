@@ -194,13 +194,12 @@ def test_every_fmu_moves_from_unix_time(fmu_dirs, name, version):
 @pytest.mark.parametrize("name", FMUS)
 def test_absurd_communication_points_are_refused(fmu_dirs, name, version):
     """doStep(1e308, 1e308) (OK before, lastSuccessfulTime inf), a point ahead of or behind the FMU's time or off
-    by 1e-9 s, a step <= 0 or not finite, a step below the spacing of doubles at t: Error each, lastSuccessfulTime
-    stays the FMU's time (0.01 s); then a proper step is OK."""
+    by 1e-9 s, a step <= 0 or not finite, a step below the spacing of doubles at t, a step of 1.7e308 s (its end is
+    finite, but no budget of internal steps reaches it: it ran until the budget was spent, then was discarded):
+    Error each, lastSuccessfulTime stays the FMU's time (0.01 s); then a proper step is OK."""
     r = host("absurd_steps", fmu_dirs[version] / f"{name}.fmu", version)
     r.pop("stderr")
     then = r.pop("then")
-    overflowing = r.pop("overflowing end")  # 0.01 + 1.7e308 is finite: the step budget ends it
-    assert overflowing == {"status": DISCARD, "last": 0.01}
     for label, case in r.items():
         assert case == {"status": ERROR, "last": 0.01}, (label, case)
     assert then == {"status": OK, "last": 0.02, "t": 0.02}

@@ -112,6 +112,10 @@ struct Core {
      * slave gets it as _fmi_step_poll = (address, core)): a facade's way to let its host ask for a cancel there
      * (FMI 3.0's intermediate update with early return). Set by the facade before core_start. */
     void (*step_poll)(void *core, double t);
+    /* The longest communication step the slave's steppers can reach -- its budget of internal steps times its
+     * largest internal step -- written by the slave at its address (_fmi_step_reach_address); 0: no bound known.
+     * A longer step is never taken without Python: the slave's do_step refuses it up front, naming its budget. */
+    double step_reach;
     CoreNativeStep native; /* step.NULL: every step through the slave's do_step */
     int native_announced;  /* the first step without Python was logged */
     char **strings; /* results of the last string get, valid until the next call */
