@@ -17,6 +17,7 @@ exit status, not the end of pytest.
 """
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -207,3 +208,37 @@ def test_a_step_no_budget_reaches_is_refused_within_a_second(fmu_dirs, careless,
     assert (int(status), int(after)) == (ERROR, OK), proc.stdout + proc.stderr[-2000:]
     assert float(seconds) < 1.0, seconds
     assert f"cannot be reached within the step budget (max_internal_steps = {LARGEST_BUDGET}" in proc.stderr
+
+
+def _derivatives(careless: Path, fmu: Unzipped, version: int, seed: float) -> dict:
+    """{input vr: (status, [d output / d input * seed for every Real output])}."""
+    proc = run(careless, "seed", version, fmu.dir, fmu.name, fmu.token, seed, ",".join(map(str, fmu.inputs)),
+               *fmu.outputs)
+    out = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("seed "):
+            _, vr, status, *values = line.split()
+            out[int(vr)] = (int(status), [float(x) for x in values])
+    assert list(out) == fmu.inputs, proc.stdout + proc.stderr[-2000:]
+    return out
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("name", FMUS)
+def test_a_directional_derivative_that_overflows_is_never_ok(fmu_dirs, careless, tmp_path_factory, name, version):
+    """The derivative of every Real output by each Real input with a seed of 1e308: OK only with finite values;
+    where the unit seed's derivative has an entry of magnitude 2 or more (so 1e308 times it overflows), Error.
+    Before, such a call returned OK holding +-inf (a NaN seed was refused already)."""
+    fmu = unzipped(fmu_dirs, version, name, tmp_path_factory)
+    unit = _derivatives(careless, fmu, version, 1.0)
+    huge = _derivatives(careless, fmu, version, 1e308)
+    overflowing = 0
+    for vr, (status, values) in huge.items():
+        assert status != OK or all(math.isfinite(x) for x in values), (vr, status, values)
+        unit_status, unit_values = unit[vr]
+        assert unit_status == OK and all(math.isfinite(x) for x in unit_values)
+        if max(map(abs, unit_values)) >= 2.0:
+            overflowing += 1
+            assert status == ERROR, (vr, unit_values, status, values)
+    if name not in ("Vessel", "FlexibleCrane"):  # no unit derivative of theirs reaches 2 at the start
+        assert overflowing > 0, "the test needs an input whose derivative overflows"

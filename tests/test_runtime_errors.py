@@ -98,6 +98,19 @@ def test_a_refused_step_is_a_discard_and_a_bad_input_an_error(kb):
     assert "1e+300 s cannot be reached within the step budget (max_internal_steps = 200" in proc.stderr
 
 
+def test_a_value_that_is_not_finite_is_never_got_with_ok(kb):
+    """Issue 34: a getter's result that is not finite is an error, not OK: an input the host set to NaN or inf
+    (refused where it is used, at doStep) read back -- from the value table without Python and, with the table off,
+    from the slave -- is fmi2Error naming it; the finite value set next is OK."""
+    q1_ref = kb["vr"]["q1_ref"]
+    for env in (None, {"CRANE_COSIM_VALUE_TABLE": "0"}):
+        proc = run(kb, f"set_real {q1_ref} nan\nget_real {q1_ref}\nset_real {q1_ref} -inf\nget_real {q1_ref}\n"
+                       f"set_real {q1_ref} 0.25\nget_real {q1_ref}\n", env=env)
+        got = results(proc.stdout, "get_real")
+        assert [st for st, _ in got] == [ERROR, ERROR, OK] and got[-1][1] == [0.25], (env, proc.stdout)
+        assert f"value reference {q1_ref}" in proc.stderr and "finite" in proc.stderr, proc.stderr[-2000:]
+
+
 def test_wrong_guid_gives_null_with_a_message(kb):
     proc = run_host(kb["host"], kb["dir"], "KnuckleBoomCrane", "instantiate {not-this-fmu}\n")
     assert proc.returncode == 0
