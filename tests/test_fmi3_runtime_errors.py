@@ -98,7 +98,8 @@ def test_discarded_step_reports_its_start_as_last_successful_time(host, knuckle)
     assert discarded == (2, [0, 0, 0, plan.h])
     assert refused == (3, [0, 0, 0, plan.h])
     assert again == (0, [0, 0, 0, 2 * plan.h])
-    assert "more than max_internal_steps = 200" in proc.stderr and "cannot be reached within the step budget" in proc.stderr
+    assert "more than max_internal_steps = 200" in proc.stderr
+    assert "cannot be reached within the step budget" in proc.stderr
 
 
 def test_nvalues_must_match(host, knuckle):

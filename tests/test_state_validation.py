@@ -135,13 +135,15 @@ def test_parameters_inside_a_state_pass_the_initialization_checks(fmu_dirs, name
 def test_parameters_inside_a_state_are_of_their_declared_type_and_agree_with_its_values(fmu_dirs, name, version):
     """Issue 34: max_internal_steps = true in a state's parameters was accepted (a budget of 1 in force while
     fmi2GetInteger reported 20000): a Boolean where an Integer or Real parameter is declared, and a Real where an
-    Integer is, are refused as fmi2Set* refuses them, naming the type; a legal value in force that is not the one the
-    state's variables hold (20001 against 20000) is refused, naming both. The instance steps on."""
-    for pname, value, words in (("max_internal_steps", "True", "must be integer, not bool"),
-                                ("rtol", "True", "must be real, not bool"),
-                                ("max_internal_steps", "20000.0", "must be integer, not float"),
-                                ("max_internal_steps", "20001", "in force differs from its value 20000")):
-        r = host("parameter", fmu_dirs[version] / f"{name}.fmu", version, pname, value, timeout=60)
+    Integer is, are refused as fmi2Set* refuses them, naming the type -- also when the state's variable holds the
+    number the Boolean equals in Python (True == 1); a legal value in force that is not the one the state's variables
+    hold (20001 against 20000) is refused, naming both. The instance steps on."""
+    for pname, value, variable, words in (("max_internal_steps", "True", None, "must be integer, not bool"),
+                                          ("max_internal_steps", "True", "1", "must be integer, not bool"),
+                                          ("rtol", "True", None, "must be real, not bool"),
+                                          ("max_internal_steps", "20000.0", None, "must be integer, not float"),
+                                          ("max_internal_steps", "20001", None, "differs from its value 20000")):
+        r = host("parameter", fmu_dirs[version] / f"{name}.fmu", version, pname, value, variable, timeout=60)
         assert r["load"] == ERROR, (pname, value, r)
         assert f"parameter {pname} = {value}" in r["message"] and words in r["message"], r["message"]
         assert r["step"] == OK, r
