@@ -185,14 +185,18 @@ def case_restored_time(path: Path, version: int) -> dict:
             "message": next((m for m in host.messages if "cached derivative" in m), "")}
 
 
-def case_parameter(path: Path, version: int, name: str, value: str) -> dict:
-    """A state whose parameters (in force) carry ``name = value`` (a Python literal), e.g. max_step = 1e-300."""
+def case_parameter(path: Path, version: int, name: str, value: str, variable: str | None = None) -> dict:
+    """A state whose parameters (in force) carry ``name = value`` (a Python literal), e.g. max_step = 1e-300, and, with
+    ``variable`` (a literal too), whose variable values carry ``name = variable``."""
     host = running_host(path, version)
     state, ident = decode(host.save())
     params = dict(state["params"])
-    params[name] = eval(value, {"__builtins__": {}}, {"inf": math.inf, "nan": math.nan})  # noqa: S307 -- literals
+    literal = lambda text: eval(text, {"__builtins__": {}}, {"inf": math.inf, "nan": math.nan})  # noqa: E731,S307
+    params[name] = literal(value)
     if name == "max_step":
         params["max_internal_steps"] = 2 ** 31 - 1
+    if variable is not None:
+        state = dict(state, values=dict(state["values"], **{name: literal(variable)}))
     load = host.load(encode(dict(state, params=params), ident))
     step = host.step(0.01)
     return {"load": load, "step": step, "message": next((m for m in host.messages if name in m), "")}

@@ -84,16 +84,22 @@ def test_fixed_parameter_after_initialization_and_any_set_after_terminate_are_er
 
 
 def test_discarded_step_reports_its_start_as_last_successful_time(host, knuckle):
-    """doStep(h = 1e300) runs out of its step budget: fmi3Discard, the state left at the step's start, so
-    lastSuccessfulTime is the communication point; no event, no early return; the next step works."""
+    """A 1 s step of a moving crane at rtol = 1e-12 runs out of its budget of 200 internal steps: fmi3Discard, the
+    state left at the step's start, so lastSuccessfulTime is the communication point; no event, no early return; the
+    next step works. A step the budget cannot reach at all (1e300 s) is an fmi3Error before any work, the time
+    unchanged."""
     _, plan = knuckle
-    proc = run_script(host, knuckle, initialized(plan) + [f"step 0 {plan.h!r}", f"step {plan.h!r} 1e300",
-                                                          f"step {plan.h!r} {plan.h!r}", "free"])
-    ok, discarded, again = results(proc.stdout, "step")
+    setup = [f"instantiate {plan.md.instantiationToken}", "enter 0", f"set_real {plan.vr['rtol']} 1e-12",
+             f"set_integer {plan.vr['max_internal_steps']} 200", "exit", f"set_real {plan.vr['q1_ref']} 0.5"]
+    proc = run_script(host, knuckle, setup + [f"step 0 {plan.h!r}", f"step {plan.h!r} 1", f"step {plan.h!r} 1e300",
+                                              f"step {plan.h!r} {plan.h!r}", "free"])
+    ok, discarded, refused, again = results(proc.stdout, "step")
     assert ok == (0, [0, 0, 0, plan.h])
     assert discarded == (2, [0, 0, 0, plan.h])
+    assert refused == (3, [0, 0, 0, plan.h])
     assert again == (0, [0, 0, 0, 2 * plan.h])
-    assert "max_internal_steps" in proc.stderr
+    assert "more than max_internal_steps = 200" in proc.stderr
+    assert "cannot be reached within the step budget" in proc.stderr
 
 
 def test_nvalues_must_match(host, knuckle):

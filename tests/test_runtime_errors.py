@@ -83,13 +83,32 @@ def test_enter_initialization_mode_while_stepping_is_refused(kb):
 
 
 def test_a_refused_step_is_a_discard_and_a_bad_input_an_error(kb):
-    """The slave's do_step returning False (a step that would need more than max_internal_steps) ->
-    fmi2Discard, the state kept so the next step goes on; an exception (a NaN input, the host's error) ->
-    fmi2Error."""
-    proc = run(kb, "step 0 1e300\nstep 0 0.01\n"
-                   f"set_real {kb['vr']['q1_ref']} nan\nstep 0.01 0.01\nset_real {kb['vr']['q1_ref']} 0.1\n"
-                   "step 0.01 0.01\n")
-    assert statuses(proc, "step") == [DISCARD, OK, ERROR, OK]
+    """The slave's do_step returning False (a 1 s step of a moving crane at rtol = 1e-12 needs more than its
+    max_internal_steps = 200, though 200 steps of max_step 0.01 s would reach 2 s) -> fmi2Discard, the state kept
+    so the next step goes on; a step longer than the budget can reach at all (1e300 s) -> fmi2Error before any
+    work, naming the budget; an exception (a NaN input, the host's error) -> fmi2Error."""
+    vr = kb["vr"]
+    head = (f"instantiate {kb['md'].guid}\nsetup 0\nenter\nset_real {vr['rtol']} 1e-12\n"
+            f"set_integer {vr['max_internal_steps']} 200\nexit\nset_real {vr['q1_ref']} 0.5\n")
+    proc = run_host(kb["host"], kb["dir"], "KnuckleBoomCrane", head + "step 0 1\nstep 0 1e300\nstep 0 0.01\n"
+                    f"set_real {vr['q1_ref']} nan\nstep 0.01 0.01\nset_real {vr['q1_ref']} 0.1\nstep 0.01 0.01\n")
+    assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-3000:]}"
+    assert statuses(proc, "step") == [DISCARD, ERROR, OK, ERROR, OK]
+    assert "more than max_internal_steps = 200 internal steps would be needed" in proc.stderr
+    assert "1e+300 s cannot be reached within the step budget (max_internal_steps = 200" in proc.stderr
+
+
+def test_a_value_that_is_not_finite_is_never_got_with_ok(kb):
+    """Issue 34: a getter's result that is not finite is an error, not OK: an input the host set to NaN or inf
+    (refused where it is used, at doStep) read back -- from the value table without Python and, with the table off,
+    from the slave -- is fmi2Error naming it; the finite value set next is OK."""
+    q1_ref = kb["vr"]["q1_ref"]
+    for env in (None, {"CRANE_COSIM_VALUE_TABLE": "0"}):
+        proc = run(kb, f"set_real {q1_ref} nan\nget_real {q1_ref}\nset_real {q1_ref} -inf\nget_real {q1_ref}\n"
+                       f"set_real {q1_ref} 0.25\nget_real {q1_ref}\n", env=env)
+        got = results(proc.stdout, "get_real")
+        assert [st for st, _ in got] == [ERROR, ERROR, OK] and got[-1][1] == [0.25], (env, proc.stdout)
+        assert f"value reference {q1_ref}" in proc.stderr and "finite" in proc.stderr, proc.stderr[-2000:]
 
 
 def test_wrong_guid_gives_null_with_a_message(kb):

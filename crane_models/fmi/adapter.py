@@ -204,8 +204,7 @@ class SlaveAdapter:
         try:
             check_parameters(self.spec.parameters, self.values)
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
-            self.sim = self._simulation(params, self.start_time)
-            self._params_in_force = params
+            self._put_in_force(self._simulation(params, self.start_time), params)
             if "time" in self.values:  # FMI 3.0's independent variable (FMI 2.0 has none)
                 self.values["time"] = self.start_time
             self.error = None
@@ -220,16 +219,22 @@ class SlaveAdapter:
         model, x0, options = self.spec.build(params)
         budget = int(params.get(STEP_BUDGET_PARAMETER.name, STEP_BUDGET_PARAMETER.start))
         sim = CoSimulation(model, x0, t0=t0, inputs=self._input_vector(), max_internal_steps=budget, **options)
-        # Under the project's FMI 2.0 runtime, fmi2CancelStep (from another thread, without the GIL) sets an int
-        # of the instance: the steppers read it before every internal step (StepCancelled). The runtime clears it
-        # before each doStep, so a cancel cannot be lost between the step's start and its first internal step.
+        # The project's FMI 2.0 runtime: fmi2CancelStep (another thread, no GIL) sets this int of the instance, which
+        # the steppers read before every internal step; the runtime clears it before each doStep (none is lost).
         address = getattr(self.slave, "_fmi_cancel_flag_address", 0)
         if address:
             sim.stepper.cancel_flag = ctypes.c_int.from_address(address)
-        # Under the FMI 3.0 runtime with a host that allows early return: (C function, instance) the steppers call
-        # before every internal step; it asks the host's intermediateUpdate and may set that int.
+        # The FMI 3.0 runtime, early return allowed: (C function, instance) called before every internal step; it asks
+        # the host's intermediateUpdate and may set that int.
         sim.stepper.cancel_poll = getattr(self.slave, "_fmi_step_poll", None)
         return sim
+
+    def _put_in_force(self, sim: Optional[CoSimulation], params: Optional[dict]) -> None:
+        """``sim`` and the parameters that built it in force; its reach (``CoSimulation.reach``) to the project's
+        runtime, which then takes no longer step without Python (:meth:`_do_step` refuses one, naming the budget)."""
+        self.sim, self._params_in_force = sim, params
+        if getattr(self.slave, "_fmi_step_reach_address", 0):
+            ctypes.c_double.from_address(self.slave._fmi_step_reach_address).value = sim.reach if sim else 0.0
 
     @python_entry
     def do_step(self, current_time: float, step_size: float) -> bool:
@@ -255,6 +260,8 @@ class SlaveAdapter:
             return self.fail(f"communication step size = {step_size!r} s cannot advance the time from "
                              f"{current_time!r} s: the end would be {t_end!r} s, and times closer than "
                              f"{_rounding(t_end):.2g} s are the same there") or False
+        if step_size > self.sim.reach:  # more internal steps than the budget allows: refused before any work
+            return self.fail(self.sim.unreachable(step_size)) or False
         inputs = self._input_vector(self.fail)
         if inputs is None:
             return False
@@ -377,8 +384,7 @@ class SlaveAdapter:
             problem = f"the state cannot be applied ({exc})"
         if problem:
             return self.fail(f"{self._set_state_call}: {problem}; the FMU keeps its current state")
-        self.sim = sim if core is not None else None
-        self._params_in_force = params
+        self._put_in_force(sim if core is not None else None, params)
         if self._table is not None:
             self._table.write(values)
         else:

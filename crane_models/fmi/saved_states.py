@@ -119,10 +119,28 @@ def state_problem(state, identity: dict, spec: FmuSpec, names: set) -> Optional[
         return problem
     if not isinstance(state["params"], dict) or set(state["params"]) != {v.name for v in spec.parameters}:
         return "the state's parameters are not this FMU's"
-    try:  # the same checks as at initialization: max_step = 1e-300 or rtol <= 0 never get into a simulation
-        check_parameters(spec.parameters, state["params"])
+    return _parameters_problem(state["params"], values, spec)
+
+
+def _parameters_problem(params: dict, values: dict, spec: FmuSpec) -> Optional[str]:
+    """The parameters in force of a state checked as a host's values are: each of its declared type, as fmi2Set*
+    checks it (a bool is no Integer or Real: ``max_internal_steps = true`` put a budget of 1 in force), within its
+    range, as exitInitializationMode checks it (``max_step = 1e-300`` never gets into a simulation), and equal to the
+    state's value of that variable, which the FMU reports (a parameter can change only before initialization, which
+    puts the values in force; a state saved in Initialization Mode after a parameter was set since a restore is the
+    one legitimate exception, refused all the same)."""
+    for v in spec.parameters:
+        value = params[v.name]
+        if not isinstance(value, _KINDS[v.kind]) or (v.kind != "boolean" and isinstance(value, bool)):
+            return f"the state's parameter {v.name} = {value!r} must be {v.kind}, not {type(value).__name__}"
+    try:
+        check_parameters(spec.parameters, params)
     except ParameterError as exc:
         return f"the state's parameter {exc}"
+    differ = next((v.name for v in spec.parameters if params[v.name] != values[v.name]), None)
+    if differ:
+        return (f"the state's parameter {differ} = {params[differ]!r} in force differs from its value "
+                f"{values[differ]!r} in the state's variables")
     return None
 
 

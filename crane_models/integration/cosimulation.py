@@ -142,6 +142,21 @@ class CoSimulation:
         ``fmi2CancelStep``) may write 1 there from any thread, without the GIL."""
         return ctypes.addressof(self._cancel)
 
+    @property
+    def reach(self) -> float:
+        """The longest communication step :meth:`step` can reach within its budget: ``max_internal_steps`` trial
+        steps of at most the stepper's ``max_step`` (inf without either bound). A longer step cannot end before
+        the budget runs out however smooth the model: ``doStep(t, 1e308)`` with the budget at 2^31 - 1 ran for
+        hours until it was spent; the FMU refuses such a step before any work (fmi/adapter.py)."""
+        budget = math.inf if self.max_internal_steps is None else self.max_internal_steps
+        return budget * float(self.stepper.max_step)
+
+    def unreachable(self, dt: float) -> str:
+        """Why a step ``dt`` longer than :attr:`reach` is refused, naming the budget."""
+        return (f"communication step size = {dt!r} s cannot be reached within the step budget (max_internal_steps = "
+                f"{self.max_internal_steps} internal steps of at most max_step = {self.stepper.max_step!r} s: "
+                f"{self.reach!r} s); shorten the step or raise max_internal_steps")
+
     def step(self, dt: float) -> None:
         """Advance by ``dt`` with the inputs held constant; on failure the state is left unchanged and the cached
         derivative dropped: it may come from the inputs that made the step fail (1e308 N m), and an incremental

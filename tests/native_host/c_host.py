@@ -1,5 +1,6 @@
-"""The plain C hosts (``fmi2_host.c``, ``fmi3_host.c``, ``threads_host.c``) for tests and benchmarks: compile it, write call scripts for it,
-run it on an extracted FMU in a clean environment (``env -i``: no LD_PRELOAD, PYTHONPATH or PATH)."""
+"""The plain C hosts (``fmi2_host.c``, ``fmi3_host.c``, ``threads_host.c``, ``careless_host.c``) for tests and
+benchmarks: compile it, write call scripts for it, run it on an extracted FMU in a clean environment (``env -i``: no
+LD_PRELOAD, PYTHONPATH or PATH)."""
 from __future__ import annotations
 
 import subprocess
@@ -37,6 +38,15 @@ def compile_threads_host(out_dir: Path) -> Path:
     if not exe.exists():
         subprocess.run([c_compiler(), "-std=c99", "-O2", "-Wall", "-o", str(exe), str(HERE / "threads_host.c"),
                         "-ldl", "-lpthread"], check=True, capture_output=True, text=True)
+    return exe
+
+
+def compile_careless_host(out_dir: Path) -> Path:
+    """``careless_host.c`` (calls while a step runs, an unreachable step, a huge directional seed) in ``out_dir``."""
+    exe = Path(out_dir) / "careless_host"
+    if not exe.exists():
+        subprocess.run([c_compiler(), "-std=c99", "-O2", "-Wall", "-o", str(exe), str(HERE / "careless_host.c"),
+                        "-ldl", "-lpthread", "-lm"], check=True, capture_output=True, text=True)
     return exe
 
 

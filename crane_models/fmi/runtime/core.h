@@ -73,6 +73,9 @@ typedef struct {
     const char *null_refs_format; /* "%s: ... %zu ..." (call, nvr) when vr or values is NULL */
     const char *state_type, *get_state_call, *deserialize_call, *id_name;
     int passes_cancel_flag; /* the slave gets _fmi_cancel_flag_address (FMI 2.0's fmi2CancelStep) */
+    /* What the standard says of a call made while another runs on the instance (core_claim's message), and its
+     * free call (which returns no status: refused, it says that the instance stays valid). */
+    const char *busy_rule, *free_call;
     /* Hands a formatted message to the host's logger (status already filtered by category). */
     void (*deliver)(const Core *core, CoreStatus status, const char *category, const char *text);
 } CoreStandard;
@@ -109,10 +112,19 @@ struct Core {
      * slave gets it as _fmi_step_poll = (address, core)): a facade's way to let its host ask for a cancel there
      * (FMI 3.0's intermediate update with early return). Set by the facade before core_start. */
     void (*step_poll)(void *core, double t);
+    /* The longest communication step the slave's steppers can reach -- its budget of internal steps times its
+     * largest internal step -- written by the slave at its address (_fmi_step_reach_address); 0: no bound known.
+     * A longer step is never taken without Python: the slave's do_step refuses it up front, naming its budget. */
+    double step_reach;
     CoreNativeStep native; /* step.NULL: every step through the slave's do_step */
     int native_announced;  /* the first step without Python was logged */
     char **strings; /* results of the last string get, valid until the next call */
     size_t n_strings;
+    /* The FMI call running on the instance (its name, a string of static storage), NULL when none; only through
+     * core_claim / core_release, atomically. `refusing`: a refusal is being logged (a host's logger that calls the
+     * instance again is refused without a second message, not without end). */
+    const char *busy;
+    int refusing;
 };
 
 /* One call that moves the state machine: allowed in `allowed`, calls slave.<method>() and goes to `next`. */
@@ -130,8 +142,17 @@ void core_log(const Core *core, CoreStatus status, const char *category, const c
 #define CORE_ERR(core, ...) core_log(core, CORE_ERROR, "logStatusError", __VA_ARGS__)
 /* The slave's queued log messages (pythonfmu's log_queue) to the host; GIL held. */
 void core_forward_slave_log(Core *core);
-/* The instance if c is one of `std`'s and `call` is allowed in its state (else logs, NULL). */
+/* The instance if c is one of `std`'s and `call` is allowed in its state (else logs, NULL). Without a claim: only for
+ * calls that touch nothing another call may change (fmi2CancelStep, the calls not offered). */
 Core *core_checked(const CoreStandard *std, void *c, const char *call, int allowed);
+/* As core_checked, and the instance claimed for `call` until core_release: one call at a time per instance. A call
+ * made while another runs on the instance -- from the host's callback inside that call (FMI 3.0's
+ * intermediateUpdate during a step, a logger) or from another thread -- is refused (NULL) with a message naming the
+ * rule and the call running, and changes nothing: the running call never meets memory freed or half written under
+ * it, and returns its own status. The free call refused so frees nothing (the instance stays valid). */
+Core *core_claim(const CoreStandard *std, void *c, const char *call, int allowed);
+/* Releases an instance core_claim claimed (NULL: nothing to release); returns status. */
+CoreStatus core_release(Core *core, CoreStatus status);
 /* Python entered/left around a slave call; leaving forwards what the slave logged. */
 PyGILState_STATE core_enter(Core *core);
 void core_leave(Core *core, PyGILState_STATE g);

@@ -145,6 +145,7 @@ static int construct_slave(Core *core, const char *call)
     set_attribute(py, slave, "_fmi_runtime", py->Unicode_FromString("crane-cosim"));
     if (core_native_steps_offered()) /* where the slave may hand over a step without Python */
         set_attribute(py, slave, "_fmi_native_step_address", py->Long_FromVoidPtr((void *)&core->native));
+    set_attribute(py, slave, "_fmi_step_reach_address", py->Long_FromVoidPtr((void *)&core->step_reach));
     if (core->std->passes_cancel_flag || core->step_poll) /* the steppers read it between internal steps */
         set_attribute(py, slave, "_fmi_cancel_flag_address", py->Long_FromVoidPtr((void *)&core->cancel));
     if (core->step_poll) { /* (function, context) for the steppers' C call between internal steps */
@@ -158,6 +159,7 @@ static int construct_slave(Core *core, const char *call)
     PyObject *queue = py->Object_GetAttrString(slave, "log_queue");
     py->Err_Clear();
     core->native.step = NULL; /* the old slave's record dies with it */
+    core->step_reach = 0.0;   /* and its bound */
     py->DecRef(core->slave);
     py->DecRef(core->log_queue);
     core->slave = slave;
@@ -372,7 +374,9 @@ CoreStatus core_do_step(Core *core, const char *call, double t, double h, int *t
     *terminate = 0;
     core->cancel = 0; /* a cancel applies to the step in progress */
     core->stepping = 1;
-    if (core_table_native_step(core, call, t, h))
+    /* A step beyond the slave's reach (core.h) goes to its do_step, which refuses it up front naming its budget; the
+     * native step would spend the whole budget first (hours at 2^31 - 1 internal steps). */
+    if (!(core->step_reach > 0.0 && h > core->step_reach) && core_table_native_step(core, call, t, h))
         return CORE_OK;
     const PyApi *py = core->py;
     PyGILState_STATE g = core_enter(core);

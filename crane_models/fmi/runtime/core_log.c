@@ -99,6 +99,46 @@ Core *core_checked(const CoreStandard *std, void *c, const char *call, int allow
     return core;
 }
 
+/* The refusal of `call` while `running` runs, logged once at a time (a logger that calls again is refused quietly). */
+static void refuse_busy(Core *core, const char *call, const char *running)
+{
+    if (__atomic_exchange_n(&core->refusing, 1, __ATOMIC_ACQ_REL))
+        return;
+    int freeing = strcmp(call, core->std->free_call) == 0;
+    CORE_ERR(core, "%s: refused while %s runs on this instance (a call from a callback of %s or from another thread): "
+                   "%s. %s", call, running, running, core->std->busy_rule,
+             freeing ? "The instance is not freed and stays valid: free it once that call has returned"
+                     : "Nothing was changed; the running call completes and returns its own status");
+    __atomic_store_n(&core->refusing, 0, __ATOMIC_RELEASE);
+}
+
+/* The claim is one compare-and-swap of `busy` (GCC and clang builtins, which every compiler of the build has): the
+ * caller that swaps NULL for its name owns the instance until it stores NULL again; acquire and release order make
+ * what one call wrote visible to the next, on any thread. */
+Core *core_claim(const CoreStandard *std, void *c, const char *call, int allowed)
+{
+    Core *core = c;
+    const char *running = NULL;
+    if (!core || core->magic != std->magic)
+        return NULL;
+    if (!__atomic_compare_exchange_n(&core->busy, &running, call, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+        refuse_busy(core, call, running);
+        return NULL;
+    }
+    if (!core_checked(std, core, call, allowed)) {
+        core_release(core, CORE_ERROR);
+        return NULL;
+    }
+    return core;
+}
+
+CoreStatus core_release(Core *core, CoreStatus status)
+{
+    if (core)
+        __atomic_store_n(&core->busy, NULL, __ATOMIC_RELEASE);
+    return status;
+}
+
 PyGILState_STATE core_enter(Core *core) { return py_enter(core->py); }
 
 void core_leave(Core *core, PyGILState_STATE g)

@@ -118,7 +118,14 @@ CoreStatus core_table_get(Core *core, const char *call, int type, const unsigned
     for (size_t i = 0; i < nvr; ++i) {
         int64_t x = ct == CT_DOUBLE ? 0 : t->ints[vr[i]];
         switch (ct) {
-        case CT_DOUBLE: ((double *)out)[i] = t->reals[vr[i]]; break;
+        case CT_DOUBLE:
+            if (!isfinite(t->reals[vr[i]])) { /* only what a host set can be (outputs are published finite) */
+                CORE_ERR(core, "%s: value reference %u holds %g, not a finite number (a value the host set, refused "
+                               "where it is used)", call, vr[i], t->reals[vr[i]]);
+                return CORE_ERROR;
+            }
+            ((double *)out)[i] = t->reals[vr[i]];
+            break;
         case CT_INT64: ((int64_t *)out)[i] = x; break;
         case CT_BOOL_INT: ((int *)out)[i] = x != 0; break;
         case CT_BOOL_BYTE: ((_Bool *)out)[i] = x != 0; break;

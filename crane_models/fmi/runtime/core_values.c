@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,12 +192,13 @@ static int values_from(Core *core, const char *call, const char *what, PyObject 
         if (ok)
             continue;
         char err[1024];
-        py_error_text(py, err, sizeof err);
+        py_error_text(py, err, sizeof err); /* "": a number, but not finite (core_double_from) */
         if (vr)
-            CORE_ERR(core, "%s: value of value reference %u from the slave is not a %s: %s", call, vr[i],
-                     core->std->type_names[type], err);
+            CORE_ERR(core, "%s: value of value reference %u from the slave is not a %s%s%s", call, vr[i],
+                     err[0] ? "" : "finite ", core->std->type_names[type], err[0] ? ": " : "", err);
         else
-            CORE_ERR(core, "%s: derivative %zu from the slave is not a number", call, i);
+            CORE_ERR(core, "%s: derivative %zu from the slave is not a finite number%s", call, i,
+                     err[0] ? "" : " (the seed too large for one?)");
         return 0;
     }
     return 1;
@@ -278,7 +280,7 @@ int core_double_from(Core *core, PyObject *item, void *out, size_t i)
 {
     double x = core->py->Float_AsDouble(item);
     ((double *)out)[i] = x;
-    return !(x == -1.0 && core->py->Err_Occurred());
+    return !(x == -1.0 && core->py->Err_Occurred()) && isfinite(x); /* a getter never gives NaN or inf with OK */
 }
 
 int core_string_from(Core *core, PyObject *item, void *out, size_t i)

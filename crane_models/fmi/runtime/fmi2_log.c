@@ -51,6 +51,9 @@ const CoreStandard FMI2_STANDARD = {
     .deserialize_call = "fmi2DeSerializeFMUstate",
     .id_name = "guid",
     .passes_cancel_flag = 1,
+    .busy_rule = "FMI 2.0 allows no call on an instance while another call on it runs (fmi2CancelStep during "
+                 "fmi2DoStep excepted)",
+    .free_call = "fmi2FreeInstance",
     .deliver = deliver2,
 };
 
@@ -59,12 +62,14 @@ Instance *checked(fmi2Component c, const char *call, int allowed)
     return (Instance *)core_checked(&FMI2_STANDARD, c, call, allowed);
 }
 
+Core *claimed(fmi2Component c, const char *call, int allowed) { return core_claim(&FMI2_STANDARD, c, call, allowed); }
+
 FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
                                            const fmi2String categories[])
 {
-    Core *core = CORE(checked(c, "fmi2SetDebugLogging", CS_ANY));
+    Core *core = claimed(c, "fmi2SetDebugLogging", CS_ANY);
     if (!core)
         return fmi2Error;
-    return to_fmi2(core_set_debug_logging(core, "fmi2SetDebugLogging", loggingOn != fmi2False, nCategories,
-                                          categories));
+    return to_fmi2(core_release(core, core_set_debug_logging(core, "fmi2SetDebugLogging", loggingOn != fmi2False,
+                                                             nCategories, categories)));
 }

@@ -64,10 +64,13 @@ fail:
     return NULL;
 }
 
+/* Freed unless another call runs on the instance (from a callback of that call or another thread): then refused with
+ * a message and left valid -- FMI 2.0 gives this call no status, and a free under the running call would leave it,
+ * and the host code it returns to, on freed memory; a host that frees too early leaks at worst. */
 FMI2_EXPORT void fmi2FreeInstance(fmi2Component c)
 {
-    Core *core = c;
-    if (core && core->magic == FMI2_STANDARD.magic)
+    Core *core = claimed(c, "fmi2FreeInstance", CS_ANY);
+    if (core)
         core_free(core);
 }
 
@@ -77,12 +80,12 @@ FMI2_EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranc
                                            fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
 {
     const char *call = "fmi2SetupExperiment";
-    Instance *inst = checked(c, call, CS_INSTANTIATED);
-    fmi2Status status = to_fmi2(core_setup_experiment(CORE(inst), call, toleranceDefined, tolerance, startTime,
-                                                      stopTimeDefined, stopTime, 3));
-    if (status == fmi2OK)
-        inst->last_successful_time = startTime;
-    return status;
+    Core *core = claimed(c, call, CS_INSTANTIATED);
+    CoreStatus status = core_setup_experiment(core, call, toleranceDefined, tolerance, startTime, stopTimeDefined,
+                                              stopTime, 3);
+    if (status == CORE_OK)
+        ((Instance *)core)->last_successful_time = startTime;
+    return to_fmi2(core_release(core, status));
 }
 
 static const CoreTransition ENTER_INIT = {"fmi2EnterInitializationMode", CS_INSTANTIATED,
@@ -93,7 +96,8 @@ static const CoreTransition TERMINATE = {"fmi2Terminate", CS_INIT | CS_STEP, "te
 /* A transition of the state machine table above, checked against the instance's state first. */
 static fmi2Status transition(fmi2Component c, const CoreTransition *t)
 {
-    return to_fmi2(core_transition(CORE(checked(c, t->call, t->allowed)), t));
+    Core *core = claimed(c, t->call, t->allowed);
+    return to_fmi2(core_release(core, core_transition(core, t)));
 }
 
 FMI2_EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c) { return transition(c, &ENTER_INIT); }
@@ -102,9 +106,9 @@ FMI2_EXPORT fmi2Status fmi2Terminate(fmi2Component c) { return transition(c, &TE
 
 FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component c)
 {
-    Instance *inst = checked(c, "fmi2Reset", CS_ANY);
-    fmi2Status status = to_fmi2(core_reset(CORE(inst), "fmi2Reset"));
-    if (status == fmi2OK)
-        inst->last_successful_time = 0.0;
-    return status;
+    Core *core = claimed(c, "fmi2Reset", CS_ANY);
+    CoreStatus status = core_reset(core, "fmi2Reset");
+    if (status == CORE_OK)
+        ((Instance *)core)->last_successful_time = 0.0;
+    return to_fmi2(core_release(core, status));
 }

@@ -10,21 +10,21 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunication
                                   fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
     (void)noSetFMUStatePriorToCurrentPoint;
-    Instance *inst = checked(c, "fmi2DoStep", CS_STEP);
-    if (!inst || !core_step_arguments_ok(CORE(inst), "fmi2DoStep", currentCommunicationPoint,
-                                         communicationStepSize))
-        return fmi2Error;
+    Core *core = claimed(c, "fmi2DoStep", CS_STEP);
+    if (!core || !core_step_arguments_ok(core, "fmi2DoStep", currentCommunicationPoint, communicationStepSize))
+        return to_fmi2(core_release(core, CORE_ERROR));
+    Instance *inst = (Instance *)core;
     int terminate;
-    fmi2Status status = to_fmi2(core_do_step(CORE(inst), "fmi2DoStep", currentCommunicationPoint,
-                                             communicationStepSize, &terminate));
-    if (inst->core.cancel && status != fmi2OK) { /* the slave stopped at the cancel: not a discarded step */
+    fmi2Status status = to_fmi2(core_do_step(core, "fmi2DoStep", currentCommunicationPoint, communicationStepSize,
+                                             &terminate));
+    if (core->cancel && status != fmi2OK) { /* the slave stopped at the cancel: not a discarded step */
         LOG_ERROR(inst, "fmi2DoStep: cancelled by fmi2CancelStep; the state is left at t = %g s", currentCommunicationPoint);
         status = fmi2Error;
     }
     if (status == fmi2OK || status == fmi2Warning)
-        inst->last_successful_time = inst->core.time;
+        inst->last_successful_time = core->time;
     inst->last_step_status = status;
-    return status;
+    return to_fmi2(core_release(core, (CoreStatus)status));
 }
 
 FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
@@ -37,21 +37,24 @@ FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
                         "from another thread while it runs)");
         return fmi2Error;
     }
-    /* No GIL needed: a plain int the steppers read before every internal step (the kernel too, by address). */
+    /* No claim (the step holds it) and no GIL: a plain int the steppers read before every internal step (the kernel
+     * too, by address). */
     inst->core.cancel = 1;
     return fmi2OK;
 }
 
 /* ---- statuses ------------------------------------------------------------------------------------ */
 
+/* The instance claimed for a status query (release with core_release), NULL when refused or value is NULL. */
 static Instance *status_query(fmi2Component c, const char *call, const void *value)
 {
-    Instance *inst = checked(c, call, CS_ANY);
-    if (inst && !value) {
-        LOG_ERROR(inst, "%s: value is NULL", call);
+    Core *core = claimed(c, call, CS_ANY);
+    if (core && !value) {
+        CORE_ERR(core, "%s: value is NULL", call);
+        core_release(core, CORE_ERROR);
         return NULL;
     }
-    return inst;
+    return (Instance *)core;
 }
 
 FMI2_EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
@@ -62,10 +65,10 @@ FMI2_EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fm
     if (s != fmi2DoStepStatus) {
         LOG_ERROR(inst, "fmi2GetStatus: status kind %d is not available for fmi2Status (only fmi2DoStepStatus; "
                         "fmi2DoStep never returns fmi2Pending)", (int)s);
-        return fmi2Error;
+        return to_fmi2(core_release(CORE(inst), CORE_ERROR));
     }
     *value = inst->last_step_status;
-    return fmi2OK;
+    return to_fmi2(core_release(CORE(inst), CORE_OK));
 }
 
 FMI2_EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
@@ -75,10 +78,10 @@ FMI2_EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s
         return fmi2Error;
     if (s != fmi2LastSuccessfulTime) {
         LOG_ERROR(inst, "fmi2GetRealStatus: status kind %d is not a real status (only fmi2LastSuccessfulTime)", (int)s);
-        return fmi2Error;
+        return to_fmi2(core_release(CORE(inst), CORE_ERROR));
     }
     *value = inst->last_successful_time;
-    return fmi2OK;
+    return to_fmi2(core_release(CORE(inst), CORE_OK));
 }
 
 FMI2_EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
@@ -86,7 +89,7 @@ FMI2_EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKin
     Instance *inst = status_query(c, "fmi2GetIntegerStatus", value);
     if (inst)
         LOG_ERROR(inst, "fmi2GetIntegerStatus: status kind %d: FMI 2.0 defines no integer status", (int)s);
-    return fmi2Error;
+    return to_fmi2(core_release(CORE(inst), CORE_ERROR));
 }
 
 FMI2_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
@@ -96,10 +99,10 @@ FMI2_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKin
         return fmi2Error;
     if (s != fmi2Terminated) {
         LOG_ERROR(inst, "fmi2GetBooleanStatus: status kind %d is not a boolean status (only fmi2Terminated)", (int)s);
-        return fmi2Error;
+        return to_fmi2(core_release(CORE(inst), CORE_ERROR));
     }
     *value = fmi2False; /* the slave never asks to end the simulation */
-    return fmi2OK;
+    return to_fmi2(core_release(CORE(inst), CORE_OK));
 }
 
 FMI2_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
@@ -109,10 +112,10 @@ FMI2_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind
         return fmi2Error;
     if (s != fmi2PendingStatus) {
         LOG_ERROR(inst, "fmi2GetStringStatus: status kind %d is not a string status (only fmi2PendingStatus)", (int)s);
-        return fmi2Error;
+        return to_fmi2(core_release(CORE(inst), CORE_ERROR));
     }
     *value = "no asynchronous step pending";
-    return fmi2OK;
+    return to_fmi2(core_release(CORE(inst), CORE_OK));
 }
 
 /* ---- what this FMU does not offer (capability flags false in modelDescription.xml) ------------------ */

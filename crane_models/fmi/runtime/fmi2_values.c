@@ -33,8 +33,9 @@ static int boolean_from(Core *core, PyObject *item, void *out, size_t i)
     FMI2_EXPORT fmi2Status fmi2Get##Name(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,         \
                                          CType value[])                                                       \
     {                                                                                                         \
-        Core *core = CORE(checked(c, "fmi2Get" #Name, CS_ANY));                                               \
-        return to_fmi2(core_get(core, "fmi2Get" #Name, Kind, method, vr, nvr, value, nvr, convert));         \
+        Core *core = claimed(c, "fmi2Get" #Name, CS_ANY);                                                     \
+        return to_fmi2(core_release(core, core_get(core, "fmi2Get" #Name, Kind, method, vr, nvr, value, nvr,  \
+                                                   convert)));                                                \
     }
 GETTER(Real, fmi2Real, K_REAL, "get_real", core_double_from)
 GETTER(Integer, fmi2Integer, K_INTEGER, "get_integer", integer_from)
@@ -57,8 +58,9 @@ static PyObject *string_to(Core *core, const void *v, size_t i)
     FMI2_EXPORT fmi2Status fmi2Set##Name(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,         \
                                          const CType value[])                                                 \
     {                                                                                                         \
-        Core *core = CORE(checked(c, "fmi2Set" #Name, CS_ANY));                                               \
-        return to_fmi2(core_set(core, "fmi2Set" #Name, Kind, method, vr, nvr, value, nvr, convert));         \
+        Core *core = claimed(c, "fmi2Set" #Name, CS_ANY);                                                     \
+        return to_fmi2(core_release(core, core_set(core, "fmi2Set" #Name, Kind, method, vr, nvr, value, nvr,  \
+                                                   convert)));                                                \
     }
 SETTER(Real, fmi2Real, K_REAL, "set_real", real_to)
 SETTER(Integer, fmi2Integer, K_INTEGER, "set_integer", integer_to)
@@ -74,9 +76,10 @@ FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2V
                                                     size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[])
 {
     const char *call = "fmi2GetDirectionalDerivative";
-    Core *core = CORE(checked(c, call, CS_INIT | CS_STEP));
+    Core *core = claimed(c, call, CS_INIT | CS_STEP);
     if (!core || !core_check_refs(core, call, K_REAL, vUnknown, nUnknown, dvUnknown, nUnknown) ||
         !core_check_refs(core, call, K_REAL, vKnown, nKnown, dvKnown, nKnown))
-        return fmi2Error;
-    return to_fmi2(core_directional_derivative(core, call, vUnknown, nUnknown, vKnown, nKnown, dvKnown, dvUnknown));
+        return to_fmi2(core_release(core, CORE_ERROR));
+    return to_fmi2(core_release(core, core_directional_derivative(core, call, vUnknown, nUnknown, vKnown, nKnown,
+                                                                  dvKnown, dvUnknown)));
 }

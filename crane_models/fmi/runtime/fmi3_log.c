@@ -46,6 +46,10 @@ const CoreStandard FMI3_STANDARD = {
     .deserialize_call = "fmi3DeserializeFMUState",
     .id_name = "instantiationToken",
     .passes_cancel_flag = 0, /* FMI 3.0 has no cancel call */
+    .busy_rule = "FMI 3.0 allows no call on an instance from another thread while a call on it runs, and from "
+                 "intermediateUpdate only gets and sets of the variables the FMU offers there: none here "
+                 "(intermediateVariableGetAllowed and intermediateVariableSetAllowed are false)",
+    .free_call = "fmi3FreeInstance",
     .deliver = deliver3,
 };
 
@@ -54,11 +58,14 @@ Instance3 *checked3(fmi3Instance c, const char *call, int allowed)
     return (Instance3 *)core_checked(&FMI3_STANDARD, c, call, allowed);
 }
 
+Core *claimed3(fmi3Instance c, const char *call, int allowed) { return core_claim(&FMI3_STANDARD, c, call, allowed); }
+
 FMI3_EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance c, fmi3Boolean loggingOn, size_t nCategories,
                                            const fmi3String categories[])
 {
-    Core *core = CORE3(checked3(c, "fmi3SetDebugLogging", CS_ANY));
+    Core *core = claimed3(c, "fmi3SetDebugLogging", CS_ANY);
     if (!core)
         return fmi3Error;
-    return to_fmi3(core_set_debug_logging(core, "fmi3SetDebugLogging", loggingOn, nCategories, categories));
+    return to_fmi3(core_release(core, core_set_debug_logging(core, "fmi3SetDebugLogging", loggingOn, nCategories,
+                                                             categories)));
 }

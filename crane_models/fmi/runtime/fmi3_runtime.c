@@ -98,10 +98,12 @@ fail:
     return NULL;
 }
 
+/* Freed unless another call runs on the instance (fmi3DoStep, when its intermediateUpdate frees it): then refused
+ * with a message and left valid, as fmi2FreeInstance (fmi2_runtime.c says why). */
 FMI3_EXPORT void fmi3FreeInstance(fmi3Instance c)
 {
-    Core *core = c;
-    if (core && core->magic == FMI3_STANDARD.magic)
+    Core *core = claimed3(c, "fmi3FreeInstance", CS_ANY);
+    if (core)
         core_free(core);
 }
 
@@ -115,11 +117,11 @@ FMI3_EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean t
 {
     static const CoreTransition enter = {"fmi3EnterInitializationMode", CS_INSTANTIATED, "enter_initialization_mode",
                                          CS_INIT};
-    Core *core = CORE3(checked3(c, enter.call, enter.allowed));
+    Core *core = claimed3(c, enter.call, enter.allowed);
     if (core_setup_experiment(core, enter.call, toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime,
                               1) != CORE_OK)
-        return fmi3Error;
-    return to_fmi3(core_transition(core, &enter));
+        return to_fmi3(core_release(core, CORE_ERROR));
+    return to_fmi3(core_release(core, core_transition(core, &enter)));
 }
 
 /* eventModeUsed is refused at instantiation, so the instance goes straight to Step Mode. */
@@ -129,7 +131,8 @@ static const CoreTransition TERMINATE = {"fmi3Terminate", CS_INIT | CS_STEP, "te
 /* A transition of the state machine table above, checked against the instance's state first. */
 static fmi3Status transition(fmi3Instance c, const CoreTransition *t)
 {
-    return to_fmi3(core_transition(CORE3(checked3(c, t->call, t->allowed)), t));
+    Core *core = claimed3(c, t->call, t->allowed);
+    return to_fmi3(core_release(core, core_transition(core, t)));
 }
 
 FMI3_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance c) { return transition(c, &EXIT_INIT); }
@@ -137,5 +140,6 @@ FMI3_EXPORT fmi3Status fmi3Terminate(fmi3Instance c) { return transition(c, &TER
 
 FMI3_EXPORT fmi3Status fmi3Reset(fmi3Instance c)
 {
-    return to_fmi3(core_reset(CORE3(checked3(c, "fmi3Reset", CS_ANY)), "fmi3Reset"));
+    Core *core = claimed3(c, "fmi3Reset", CS_ANY);
+    return to_fmi3(core_release(core, core_reset(core, "fmi3Reset")));
 }

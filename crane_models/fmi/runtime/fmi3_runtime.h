@@ -35,6 +35,8 @@ extern const CoreStandard FMI3_STANDARD;
 extern const char *const TYPE3_NAMES[];
 /* The instance if c is one of ours and `call` is allowed in its state (else logs, NULL). */
 Instance3 *checked3(fmi3Instance c, const char *call, int allowed);
+/* As checked3, claimed for `call` until core_release (core_claim: one call at a time per instance). */
+Core *claimed3(fmi3Instance c, const char *call, int allowed);
 
 /* ---- fmi3_step.c ---- */
 

@@ -30,13 +30,14 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
 {
     (void)noSetFMUStatePriorToCurrentPoint;
     const char *call = "fmi3DoStep";
-    Instance3 *inst = checked3(c, call, CS_STEP);
-    if (!inst)
+    Core *core = claimed3(c, call, CS_STEP);
+    if (!core)
         return fmi3Error;
+    Instance3 *inst = (Instance3 *)core;
     if (!eventHandlingNeeded || !terminateSimulation || !earlyReturn || !lastSuccessfulTime) {
         ERR3(inst, "%s: eventHandlingNeeded, terminateSimulation, earlyReturn and lastSuccessfulTime must point to "
                    "the host's variables (one is NULL)", call);
-        return fmi3Error;
+        return to_fmi3(core_release(core, CORE_ERROR));
     }
     /* No events; early only when the host asks (fmi3_intermediate_update): the outputs are set before anything
      * can fail. */
@@ -44,10 +45,10 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
     *terminateSimulation = false;
     *earlyReturn = false;
     *lastSuccessfulTime = inst->core.time;
-    if (!core_step_arguments_ok(CORE3(inst), call, currentCommunicationPoint, communicationStepSize))
-        return fmi3Error;
+    if (!core_step_arguments_ok(core, call, currentCommunicationPoint, communicationStepSize))
+        return to_fmi3(core_release(core, CORE_ERROR));
     int terminate;
-    fmi3Status status = to_fmi3(core_do_step(CORE3(inst), call, currentCommunicationPoint, communicationStepSize,
+    fmi3Status status = to_fmi3(core_do_step(core, call, currentCommunicationPoint, communicationStepSize,
                                              &terminate));
     /* After OK the step reached its end; after Discard the slave left its state at the step's start, and after
      * Error (arguments refused: a communication point of 1e308) nothing moved: the FMU's time either way. A step
@@ -58,7 +59,7 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance c, fmi3Float64 currentCommunicati
     }
     *lastSuccessfulTime = inst->core.time;
     *terminateSimulation = terminate != 0;
-    return status;
+    return to_fmi3(core_release(core, (CoreStatus)status));
 }
 
 /* sensitivity = (d unknowns / d knowns) seed at the current state, from the slave's
@@ -70,11 +71,12 @@ FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(fmi3Instance c, const fmi3Va
                                                     fmi3Float64 sensitivity[], size_t nSensitivity)
 {
     const char *call = "fmi3GetDirectionalDerivative";
-    Core *core = CORE3(checked3(c, call, CS_INIT | CS_STEP));
+    Core *core = claimed3(c, call, CS_INIT | CS_STEP);
     if (!core || !core_check_refs(core, call, T_FLOAT64, unknowns, nUnknowns, sensitivity, nSensitivity) ||
         !core_check_refs(core, call, T_FLOAT64, knowns, nKnowns, seed, nSeed))
-        return fmi3Error;
-    return to_fmi3(core_directional_derivative(core, call, unknowns, nUnknowns, knowns, nKnowns, seed, sensitivity));
+        return to_fmi3(core_release(core, CORE_ERROR));
+    return to_fmi3(core_release(core, core_directional_derivative(core, call, unknowns, nUnknowns, knowns, nKnowns,
+                                                                  seed, sensitivity)));
 }
 
 /* ---- what this FMU does not offer (capability flags false or absent in modelDescription.xml) ---------- */
@@ -211,40 +213,38 @@ FMI3_EXPORT fmi3Status fmi3ActivateModelPartition(fmi3Instance c, fmi3ValueRefer
 
 /* Binary and Clock variables: pythonfmu3 has neither, so any value reference is refused by the check
  * (it names the variable's real type); none asked for is OK. */
+static fmi3Status no_such_variables(fmi3Instance c, const char *call, int type, const fmi3ValueReference vr[],
+                                    size_t nvr, const void *values, size_t nValues)
+{
+    Core *core = claimed3(c, call, CS_ANY);
+    if (!core)
+        return fmi3Error;
+    int ok = core_check_refs(core, call, type, vr, nvr, values, nValues); /* nvr = 0: nothing asked */
+    return to_fmi3(core_release(core, ok ? CORE_OK : CORE_ERROR));
+}
+
 FMI3_EXPORT fmi3Status fmi3GetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
                                      fmi3Binary values[], size_t nValues)
 {
-    Instance3 *inst = checked3(c, "fmi3GetBinary", CS_ANY);
-    if (!inst || !core_check_refs(CORE3(inst), "fmi3GetBinary", T_BINARY, vr, nvr, values, nValues))
-        return fmi3Error;
     (void)valueSizes;
-    return fmi3OK; /* nvr = 0: nothing asked */
+    return no_such_variables(c, "fmi3GetBinary", T_BINARY, vr, nvr, values, nValues);
 }
 
 FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
 {
-    Instance3 *inst = checked3(c, "fmi3GetClock", CS_ANY);
-    if (!inst || !core_check_refs(CORE3(inst), "fmi3GetClock", T_CLOCK, vr, nvr, values, nvr))
-        return fmi3Error;
-    return fmi3OK;
+    return no_such_variables(c, "fmi3GetClock", T_CLOCK, vr, nvr, values, nvr);
 }
 
 FMI3_EXPORT fmi3Status fmi3SetBinary(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,
                                      const size_t valueSizes[], const fmi3Binary values[], size_t nValues)
 {
     (void)valueSizes;
-    Instance3 *inst = checked3(c, "fmi3SetBinary", CS_ANY);
-    if (!inst || !core_check_refs(CORE3(inst), "fmi3SetBinary", T_BINARY, vr, nvr, values, nValues))
-        return fmi3Error;
-    return fmi3OK;
+    return no_such_variables(c, "fmi3SetBinary", T_BINARY, vr, nvr, values, nValues);
 }
 
 FMI3_EXPORT fmi3Status fmi3SetClock(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
 {
-    Instance3 *inst = checked3(c, "fmi3SetClock", CS_ANY);
-    if (!inst || !core_check_refs(CORE3(inst), "fmi3SetClock", T_CLOCK, vr, nvr, values, nvr))
-        return fmi3Error;
-    return fmi3OK;
+    return no_such_variables(c, "fmi3SetClock", T_CLOCK, vr, nvr, values, nvr);
 }
 
 /* Model exchange and scheduled execution: this FMU declares co-simulation only. */

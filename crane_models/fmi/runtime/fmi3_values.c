@@ -69,8 +69,9 @@ static int boolean_from(Core *core, PyObject *item, void *out, size_t i)
     FMI3_EXPORT fmi3Status fmi3Get##Name(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,          \
                                          CType values[], size_t nValues)                                      \
     {                                                                                                         \
-        Core *core = CORE3(checked3(c, "fmi3Get" #Name, CS_ANY));                                             \
-        return to_fmi3(core_get(core, "fmi3Get" #Name, Type, method, vr, nvr, values, nValues, convert));    \
+        Core *core = claimed3(c, "fmi3Get" #Name, CS_ANY);                                                    \
+        return to_fmi3(core_release(core, core_get(core, "fmi3Get" #Name, Type, method, vr, nvr, values,      \
+                                                   nValues, convert)));                                       \
     }
 GETTER(Float64, fmi3Float64, T_FLOAT64, "get_float64", core_double_from)
 GETTER(Int32, fmi3Int32, T_INT32, "get_int32", int32_from)
@@ -126,8 +127,9 @@ static PyObject *string_to(Core *core, const void *v, size_t i)
     FMI3_EXPORT fmi3Status fmi3Set##Name(fmi3Instance c, const fmi3ValueReference vr[], size_t nvr,          \
                                          const CType values[], size_t nValues)                                \
     {                                                                                                         \
-        Core *core = CORE3(checked3(c, "fmi3Set" #Name, CS_ANY));                                             \
-        return to_fmi3(core_set(core, "fmi3Set" #Name, Type, method, vr, nvr, values, nValues, convert));    \
+        Core *core = claimed3(c, "fmi3Set" #Name, CS_ANY);                                                    \
+        return to_fmi3(core_release(core, core_set(core, "fmi3Set" #Name, Type, method, vr, nvr, values,      \
+                                                   nValues, convert)));                                       \
     }
 SETTER(Float64, fmi3Float64, T_FLOAT64, "set_float64", float64_to)
 SETTER(Int32, fmi3Int32, T_INT32, "set_int32", int32_to)

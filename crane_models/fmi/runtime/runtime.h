@@ -28,6 +28,8 @@ static inline fmi2Status to_fmi2(CoreStatus s) { return (fmi2Status)s; }
 extern const CoreStandard FMI2_STANDARD;
 /* The instance from c if it is one of ours and `call` is allowed in its state (else logs, NULL). */
 Instance *checked(fmi2Component c, const char *call, int allowed);
+/* As checked, claimed for `call` until core_release (core_claim: one call at a time per instance). */
+Core *claimed(fmi2Component c, const char *call, int allowed);
 #define LOG_ERROR(inst, ...) CORE_ERR(CORE(inst), __VA_ARGS__)
 
 #endif
