@@ -165,8 +165,7 @@ class SlaveAdapter:
         except Exception as exc:  # noqa: BLE001
             self.fail(f"set: {exc!r} (value references {list(vrs)!r})")
 
-    def _evaluable(self) -> bool:
-        """Whether outputs can be evaluated: after initialization without an error, or in Initialization Mode."""
+    def _evaluable(self) -> bool:  # outputs can be evaluated: after initialization without an error, or in it
         return self.error is None and (self.sim is not None or self._initial is not None)
 
     def _get_output(self, name: str):
@@ -194,9 +193,8 @@ class SlaveAdapter:
         self.start_time = float(start_time) if _finite(start_time) else 0.0
 
     def enter_initialization_mode(self) -> None:
-        params = lambda: {v.name: self.values[v.name] for v in self.spec.parameters}  # noqa: E731
-        self._initial = InitialOutputs(lambda p: self._simulation(p, self.start_time), params)
-        self._outputs_valid = False
+        self._initial, self._outputs_valid = InitialOutputs(lambda p: self._simulation(p, self.start_time), lambda: {
+            v.name: self.values[v.name] for v in self.spec.parameters}), False
 
     @python_entry
     def exit_initialization_mode(self) -> None:

@@ -181,6 +181,8 @@ void core_table_set(Core *core, int type, const unsigned vr[], size_t nvr, const
 PyObject *core_call_publishing(Core *core, const char *call, const char *method, PyObject *args, int *outcome);
 /* Stale outputs among vr[]: slave._fmi_refresh_outputs() publishes them for the current inputs (Python once). */
 CoreStatus core_table_refresh(Core *core, const char *call, const unsigned vr[], size_t nvr);
+/* Entered Initialization Mode: the outputs are stale until evaluated for the start values and inputs. */
+void core_table_mark_stale_in_init(Core *core);
 /* 1 unless CRANE_COSIM_NATIVE_STEP is "0" or "off": the slave is offered a CoreNativeStep (_fmi_native_step_address). */
 int core_native_steps_offered(void);
 /* The step the slave handed over (CoreNativeStep), without Python: 1 when it took it (outputs published, the time

@@ -266,8 +266,7 @@ CoreStatus core_transition(Core *core, const CoreTransition *t)
     if (!r || outcome == TABLE_FORGOTTEN)
         return CORE_ERROR;
     core->state = t->next;
-    if (t->next == CS_INIT && core->table) /* Initialization Mode: the outputs follow the start values and inputs */
-        core->table->stale = 1;
+    core_table_mark_stale_in_init(core);
     return CORE_OK;
 }
 

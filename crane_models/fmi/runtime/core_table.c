@@ -253,6 +253,12 @@ PyObject *core_call_publishing(Core *core, const char *call, const char *method,
     return r;
 }
 
+void core_table_mark_stale_in_init(Core *core)
+{
+    if ((core->state & CS_INIT) && core->table) /* Initialization Mode: the outputs follow the start values and inputs */
+        core->table->stale = 1;
+}
+
 CoreStatus core_table_refresh(Core *core, const char *call, const unsigned vr[], size_t nvr)
 {
     CoreTable *t = core->table;
