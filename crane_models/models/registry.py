@@ -4,16 +4,23 @@ changes. The variable names of the specs are a public contract: co-simulation co
 Beside them the OSP system structures of the vessel-crane pairs, named by their file."""
 from __future__ import annotations
 
+from ..fmi.osp_ecco import port_bonds
 from . import collect
-from .vessel_crane.vessels import SHIP_PAIRS
+from .vessel_crane.vessels import SHIP_ECCO, SHIP_PAIRS
 
-__all__ = ["SPECS", "OSP_PAIRS"]
+__all__ = ["SPECS", "OSP_SYSTEMS", "OSP_PAIRS", "OSP_ECCO"]
 
 SPECS = collect("spec", "FMUS")
 
-# OSP system structure file -> {simulator: (FMU, initial values)}: the pairs of vessel_crane.vessels.SHIP_PAIRS.
+# OSP system structure file -> the pair of vessel_crane.vessels.SHIP_PAIRS it holds.
 # libcosim and the OSP tools look for ``OspSystemStructure.xml`` first: the paper's own pair has that name.
-OSP_PAIRS = {
-    "OspSystemStructure.xml": SHIP_PAIRS["CraneOnVessel"],
-    "KnuckleBoomOnVessel_OspSystemStructure.xml": SHIP_PAIRS["KnuckleBoomOnVessel"],
+OSP_SYSTEMS = {
+    "OspSystemStructure.xml": "CraneOnVessel",
+    "KnuckleBoomOnVessel_OspSystemStructure.xml": "KnuckleBoomOnVessel",
 }
+# OSP system structure file -> {simulator: (FMU, initial values)}.
+OSP_PAIRS = {file: SHIP_PAIRS[system] for file, system in OSP_SYSTEMS.items()}
+# The ECCO variant of every OSP pair (fmi.osp_ecco.write_ecco_files, named by fmi.osp_ecco.ecco_file_name):
+# fixed-step file -> (simulators, {power bond: (effort, flow)}, EccoSettings), from vessel_crane.vessels.SHIP_ECCO.
+OSP_ECCO = {file: (OSP_PAIRS[file], {b: port_bonds()[b] for b in SHIP_ECCO[system][0]}, SHIP_ECCO[system][1])
+            for file, system in OSP_SYSTEMS.items()}

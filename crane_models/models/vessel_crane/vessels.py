@@ -19,9 +19,10 @@ With the crane's 36 t some 21 m above the rotation centre the righting stiffness
 """
 from __future__ import annotations
 
+from ...fmi.osp_ecco import EccoSettings
 from .split import VesselParameters
 
-__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel", "SHIP_PAIRS"]
+__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel", "SHIP_PAIRS", "SHIP_ECCO"]
 
 
 def knuckle_boom_vessel() -> VesselParameters:
@@ -36,4 +37,13 @@ KNUCKLE_BOOM_VESSEL = {"l1": 17.0, "d1": 1.0, "m1": 3.0e6, "k1": 0.0, "k2": 0.0,
 SHIP_PAIRS = {
     "CraneOnVessel": {"vessel": ("Vessel", {}), "crane": ("CraneOnMovingBase", {})},
     "KnuckleBoomOnVessel": {"vessel": ("Vessel", dict(KNUCKLE_BOOM_VESSEL)), "crane": ("KnuckleBoomCraneOnMovingBase", {})},
+}
+
+# The ECCO variant of each pair (fmi.osp_ecco): the power bonds its system structure carries -- one, the most
+# libcosimpy 0.0.6 loads from a file -- and the controller's settings. Chosen by measurement
+# (docs/ship-cosimulation.md, "ECCO"); the tolerance [J of energy residual per step] scales with the power the pair
+# exchanges (a 90 kg crane, a 36 t one). Steps from the 10 ms grid down to 0.1 ms.
+SHIP_ECCO = {
+    "CraneOnVessel": (("interface_linear_port_y",), EccoSettings(abs_tolerance=1e-3, rel_tolerance=0.0)),
+    "KnuckleBoomOnVessel": (("interface_linear_port_y",), EccoSettings(abs_tolerance=1e-1, rel_tolerance=0.0)),
 }
