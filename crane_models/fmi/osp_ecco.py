@@ -11,7 +11,8 @@ files say, as libcosim 0.11 (libcosimpy 0.0.6) reads them:
 * A power bond is a pair of plain ``VariableConnection`` s that carry the same ``powerBond`` name: one the effort
   (a force from the side that computes it to the side that takes it), one the flow (the velocity back). Each
   ``Variable`` of a bond names its ``causality`` (``output`` for the source, ``input`` for the target); one bond is
-  one scalar force and one scalar velocity, so a 3-D mechanical port is three bonds.
+  one scalar force and one scalar velocity, so a 3-D mechanical port is three bonds. (libcosim's unreleased
+  rework of ECCO takes the causality from the model descriptions and drops the attribute from its schema.)
 * The residual libcosim computes per bond and step: ``|u_a y_a - u_b y_b|`` h, each side's held input times its new
   output. The controller's error estimate is that residual over ``AbsoluteTolerance + RelativeTolerance x`` (the
   largest residual of the step), root mean square over the bonds; the step follows
