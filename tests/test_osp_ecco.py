@@ -26,7 +26,7 @@ from fmu_helpers import build_fmus  # noqa: E402
 SCHEMAS = Path(__file__).parent / "schemas"
 NS = {"s": SS_NAMESPACE, "m": MD_NAMESPACE}
 SIX_BONDS_LIFTED = ("libcosimpy now loads a system structure with six power bonds: switch the shipped ECCO files to "
-                    "the six bonds of the mechanical ports (SHIP_ECCO in crane_models/models/vessel_crane/vessels.py), "
+                    "the six bonds of the mechanical ports (SHIP_ECCO in crane_models/models/registry.py), "
                     "measure them and update docs/ship-cosimulation.md, 'ECCO'")
 
 

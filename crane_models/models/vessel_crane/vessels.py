@@ -19,10 +19,9 @@ With the crane's 36 t some 21 m above the rotation centre the righting stiffness
 """
 from __future__ import annotations
 
-from ...fmi.osp_ecco import EccoSettings
 from .split import VesselParameters
 
-__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel", "SHIP_PAIRS", "SHIP_ECCO"]
+__all__ = ["KNUCKLE_BOOM_VESSEL", "knuckle_boom_vessel", "SHIP_PAIRS"]
 
 
 def knuckle_boom_vessel() -> VesselParameters:
@@ -39,11 +38,3 @@ SHIP_PAIRS = {
     "KnuckleBoomOnVessel": {"vessel": ("Vessel", dict(KNUCKLE_BOOM_VESSEL)), "crane": ("KnuckleBoomCraneOnMovingBase", {})},
 }
 
-# The ECCO variant of each pair (fmi.osp_ecco): the power bonds its system structure carries -- one, the most
-# libcosimpy 0.0.6 loads from a file -- and the controller's settings. Chosen by measurement
-# (docs/ship-cosimulation.md, "ECCO"); the tolerance [J of energy residual per step] scales with the power the pair
-# exchanges (a 90 kg crane, a 36 t one). Steps from the 10 ms grid down to 0.1 ms.
-SHIP_ECCO = {
-    "CraneOnVessel": (("interface_linear_port_y",), EccoSettings(abs_tolerance=1e-3, rel_tolerance=0.0)),
-    "KnuckleBoomOnVessel": (("interface_linear_port_y",), EccoSettings(abs_tolerance=1e-1, rel_tolerance=0.0)),
-}
