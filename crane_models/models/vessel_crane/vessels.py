@@ -37,4 +37,3 @@ SHIP_PAIRS = {
     "CraneOnVessel": {"vessel": ("Vessel", {}), "crane": ("CraneOnMovingBase", {})},
     "KnuckleBoomOnVessel": {"vessel": ("Vessel", dict(KNUCKLE_BOOM_VESSEL)), "crane": ("KnuckleBoomCraneOnMovingBase", {})},
 }
-
