@@ -183,7 +183,23 @@ def ship_rows(out_dir: Path, fmu_dir: Path, step: float, quiet: bool) -> list:
     for name, h, dev, worst, rtf, rtf_ref in run_ship_demo(out_dir, fmu_dir, step):
         rows.append({"scenario": name, "step": h, "max_deviation": dev, "worst_output": worst, "rtf_fmu": rtf,
                      "rtf_standalone": rtf_ref, "files": sorted(str(p) for p in out_dir.glob("*.png"))})
-    return rows
+    return rows + ecco_rows(fmu_dir, step)
+
+
+def ecco_rows(fmu_dir: Path, step: float) -> list:
+    """The pairs' ECCO variants (:func:`app.ship_ecco.run_ecco_rows`, set-points on the grid ``step``) as demo rows,
+    their step the median ECCO chose; none, with a note, when the ECCO files were not built."""
+    from ..fmi.osp_ecco import ecco_file_name
+    from .ship_demo import PAIR_RUNS
+    from .ship_ecco import run_ecco_rows
+
+    missing = [ecco_file_name(s) for s in PAIR_RUNS if not (fmu_dir / ecco_file_name(s)).is_file()]
+    if missing:
+        print(f"ship ECCO runs skipped: {', '.join(missing)} not in {fmu_dir} (crane-cosim build writes it)")
+        return []
+    return [{"scenario": name, "step": h, "max_deviation": dev, "worst_output": worst, "rtf_fmu": rtf,
+             "rtf_standalone": rtf_ref, "files": []}
+            for name, h, dev, worst, rtf, rtf_ref in run_ecco_rows(fmu_dir, step)]
 
 
 def print_table(rows: list) -> None:

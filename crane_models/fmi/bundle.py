@@ -34,8 +34,10 @@ BUNDLED_FILES = (
     "fmi/spec.py", "fmi/state_format.py", "fmi/value_table.py", "fmi/kernel_steps.py",
 )
 # Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model, the run description and the sea
-# motion they are made of (the command line's, run with scipy).
-LEFT_OUT = ("models/*/scenarios.py", "integration/scenario.py", "core/moving_base/sea_motion.py")
+# motion they are made of (the command line's, run with scipy), and the static equilibrium the system files' starts
+# are checked against (scipy's root finder).
+LEFT_OUT = ("models/*/scenarios.py", "integration/scenario.py", "core/moving_base/sea_motion.py",
+            "integration/equilibrium.py")
 
 # What the bundled code needs from the target's Python besides the standard library; the FMU's runtime record
 # (fmi/runtime: runtime_record) carries it and the runtime checks it. The same bounds as pyproject.toml

@@ -32,7 +32,8 @@ from pathlib import Path
 
 __all__ = ["MD_NAMESPACE", "SS_NAMESPACE", "GROUP_ORDER", "variable_groups", "osp_model_description",
            "osp_system_structure", "write_osp_files", "GROUP_CONNECTIONS", "WRENCH_KINDS", "PORT_GROUPS",
-           "MOTION_GROUPS", "interface_groups", "offered_wrenches", "ported_wrench", "variable_connections"]
+           "MOTION_GROUPS", "interface_groups", "interface_ports", "offered_wrenches", "ported_wrench",
+           "variable_connections"]
 
 MD_NAMESPACE = "https://open-simulation-platform.com/OspModelDescription/1.0.1"
 SS_NAMESPACE = "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
@@ -65,7 +66,7 @@ MOTION_GROUPS = {
 GROUP_CONNECTIONS = list(PORT_GROUPS) + list(MOTION_GROUPS)  # each joins the groups of that name of vessel and crane
 
 
-def _ports(wrench: str) -> dict:
+def interface_ports(wrench: str) -> dict:
     """The two ports of the interface with the wrench ``wrench`` (a kind of :data:`WRENCH_KINDS`): group name ->
     (kind, its two sub-groups ``(name, variables)``)."""
     force, moment = WRENCH_KINDS[wrench]
@@ -86,7 +87,7 @@ def _names(spec) -> set:
 
 def offered_wrenches(names: set) -> list:
     """The kinds of :data:`WRENCH_KINDS` whose ports an FMU with the variables ``names`` could have, by preference."""
-    return [w for w in WRENCH_KINDS if all(set(_members(*g)) <= names for g in _ports(w).values())]
+    return [w for w in WRENCH_KINDS if all(set(_members(*g)) <= names for g in interface_ports(w).values())]
 
 
 def ported_wrench(spec) -> str:
@@ -97,7 +98,7 @@ def ported_wrench(spec) -> str:
 def interface_groups(names: set) -> dict:
     """The interface groups of an FMU with the variables ``names``: group name -> (kind, content)."""
     offered = offered_wrenches(names)
-    return {**(_ports(offered[0]) if offered else {}), **{g: v for g, v in MOTION_GROUPS.items() if set(v[1]) <= names}}
+    return {**(interface_ports(offered[0]) if offered else {}), **{g: v for g, v in MOTION_GROUPS.items() if set(v[1]) <= names}}
 
 
 def variable_connections(simulators: dict, specs: dict, wrench: str | None = None) -> list:
@@ -111,7 +112,7 @@ def variable_connections(simulators: dict, specs: dict, wrench: str | None = Non
     offered = {sim: offered_wrenches(_names(sp)) for sim, sp in spec.items()}
     if wrench is not None and wrench not in offered["crane"]:
         raise ValueError(f"{spec['crane'].model_name} offers the wrench kinds {offered['crane']}, not {wrench!r}")
-    ports = {"vessel": _ports(offered["vessel"][0]), "crane": _ports(wrench or offered["crane"][0])}
+    ports = {"vessel": interface_ports(offered["vessel"][0]), "crane": interface_ports(wrench or offered["crane"][0])}
     out = []
     for group in GROUP_CONNECTIONS:
         members = {sim: _members(*(ports[sim][group] if group in PORT_GROUPS else MOTION_GROUPS[group]))

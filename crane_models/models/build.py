@@ -1,20 +1,26 @@
 """The project's FMUs built by name (``crane-cosim build``, ``python -m crane_cosim_build.build_fmus``): the FMI
 layer's build (:mod:`fmi.packaging`) and system-file writers (:mod:`fmi.osp`, :mod:`fmi.ssp`) given the specs of
 :data:`.registry.SPECS` and the vessel-crane pairs (:data:`.vessel_crane.vessels.SHIP_PAIRS`,
-:data:`.registry.OSP_PAIRS`)."""
+:data:`.registry.OSP_PAIRS`, :data:`.registry.OSP_ECCO`)."""
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from ..fmi import packaging
 from ..fmi.osp import variable_connections
 from ..fmi.osp import write_osp_files as write_osp
+from ..fmi.osp_ecco import write_ecco_files as write_ecco
 from ..fmi.spec import BASE_UNITS
 from ..fmi.ssp import write_ssp_files as write_ssp
-from .registry import OSP_PAIRS, OSP_WIRINGS, SPECS
+from .registry import OSP_ECCO, OSP_PAIRS, OSP_WIRINGS, SPECS
 from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
 
-__all__ = ["build_fmu", "build_all", "write_osp_files", "write_ssp_files"]
+__all__ = ["build_fmu", "build_all", "write_osp_files", "write_ecco_files", "write_ssp_files", "pair_connections"]
+
+# A pair's connections, variable by variable, from its simulators: the one wiring that the SSP packages and the
+# ECCO system structures carry (the fixed-step system structures carry the same as variable-group connections).
+pair_connections = partial(variable_connections, specs=SPECS)
 
 
 def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None) -> Path:
@@ -27,15 +33,22 @@ def write_osp_files(out_dir: Path, step: float = 0.01) -> list:
     return write_osp(out_dir, SPECS, OSP_PAIRS, step, OSP_WIRINGS)
 
 
+def write_ecco_files(out_dir: Path) -> list:
+    """The ECCO variant of every pair's system structure into ``out_dir`` (:func:`fmi.osp_ecco.write_ecco_files`),
+    named ``…Ecco_OspSystemStructure.xml`` beside the fixed-step one."""
+    return write_ecco(out_dir, OSP_ECCO, pair_connections)
+
+
 def write_ssp_files(out_dir: Path) -> list:
     """Every FMU's SSP package and the pairs' into ``out_dir``, beside the FMUs."""
-    connect = lambda system, members: variable_connections(members, SPECS, WIRINGS.get(system))  # noqa: E731
+    connect = lambda system, members: pair_connections(members, wrench=WIRINGS.get(system))  # noqa: E731
     return write_ssp(out_dir, SPECS, SHIP_PAIRS, connect, BASE_UNITS)
 
 
 def write_system_files(out_dir: Path) -> None:
-    """The OSP files and SSP packages for the FMUs and the vessel-crane pairs, from the specs."""
+    """The OSP files (fixed-step and ECCO) and SSP packages for the FMUs and the vessel-crane pairs, from the specs."""
     write_osp_files(out_dir)
+    write_ecco_files(out_dir)
     write_ssp_files(out_dir)
 
 
