@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crane_models.app.ship_demo import PAIR_RUNS, SIGNALS, STOP
+from crane_models.app.ship_demo import DEFAULT_RUNS, PAIR_RUNS, SIGNALS, STOP
 from crane_models.app.ship_ecco import (bond_energies, ecco_deviation, run_ecco_in_libcosim, step_statistics,
                                         structure_pair)
 from crane_models.fmi.osp_ecco import ecco_file_name, ecco_system_structure, port_bonds
@@ -97,7 +97,7 @@ def main(fmu_dir: Path, bonds: bool = False) -> None:
           "Fz | worst after 0.1 s [%] |")
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for fixed_name, (title, build) in PAIR_RUNS.items():
+        for fixed_name, (title, build) in ((f, PAIR_RUNS[f]) for f in DEFAULT_RUNS):
             print(f"| **{title}** | | | | | |")
             ecco = fmu_dir / ecco_file_name(fixed_name)
             if bonds:

@@ -190,10 +190,10 @@ def ecco_rows(fmu_dir: Path, step: float) -> list:
     """The pairs' ECCO variants (:func:`app.ship_ecco.run_ecco_rows`, set-points on the grid ``step``) as demo rows,
     their step the median ECCO chose; none, with a note, when the ECCO files were not built."""
     from ..fmi.osp_ecco import ecco_file_name
-    from .ship_demo import PAIR_RUNS
+    from .ship_demo import DEFAULT_RUNS
     from .ship_ecco import run_ecco_rows
 
-    missing = [ecco_file_name(s) for s in PAIR_RUNS if not (fmu_dir / ecco_file_name(s)).is_file()]
+    missing = [ecco_file_name(s) for s in DEFAULT_RUNS if not (fmu_dir / ecco_file_name(s)).is_file()]
     if missing:
         print(f"ship ECCO runs skipped: {', '.join(missing)} not in {fmu_dir} (crane-cosim build writes it)")
         return []

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["run_ship_demo", "ship_figure", "PAIR_RUNS", "run_in_libcosim", "run_in_ecos", "monolithic_run", "deviations"]
+__all__ = ["run_ship_demo", "ship_figure", "PAIR_RUNS", "run_in_libcosim", "run_in_ecos", "monolithic_run", "deviations",
+           "DEFAULT_RUNS"]
 
 STOP = 10.0
 
@@ -73,9 +74,9 @@ _PAIRS = {"CraneOnVessel": ("Vessel + CraneOnMovingBase", _paper_pair),
 
 
 def _pair_runs() -> dict:
-    """OSP system structure file -> (title, builder), for every system the build writes (the variants too), and the
-    system's SSP package beside it (``SSP_OF``)."""
-    from ..models.registry import osp_file
+    """OSP system structure file -> (title, builder), for every system the build writes (the variants too); the
+    system's SSP package beside it (``SSP_OF``); the files of the default wiring."""
+    from ..models.registry import OSP_WIRINGS, osp_file
     from ..models.vessel_crane.vessels import POINT_WRENCH, SHIP_PAIRS
 
     runs, packages = {}, {}
@@ -84,10 +85,10 @@ def _pair_runs() -> dict:
         title, build = _PAIRS[base]
         runs[osp_file(system)] = (title + (", point wrench" if base != system else ""), build)
         packages[osp_file(system)] = f"{system}.ssp"
-    return runs, packages
+    return runs, packages, [f for f in runs if f not in OSP_WIRINGS]
 
 
-PAIR_RUNS, SSP_OF = _pair_runs()
+PAIR_RUNS, SSP_OF, DEFAULT_RUNS = _pair_runs()  # DEFAULT_RUNS: the pairs' default wiring (the ECCO variants' too)
 SIGNALS = {"vessel": ["roll", "pitch", "yaw"],
            "crane": [f"interface_{k}_{a}" for k in ("force", "moment") for a in "xyz"]}
 
@@ -238,7 +239,7 @@ def run_ship_demo(out_dir: Path, fmu_dir: Path, step: float = 0.01) -> list:
     if ecospy_problem() is None:
         engines["Ecos"] = lambda f, sp: run_in_ecos(fmu_dir / SSP_OF[f], sp, step, STOP)
     rows = []
-    for structure, (title, _) in ((f, r) for f, r in PAIR_RUNS.items() if "PointWrench" not in f):
+    for structure, (title, _) in ((f, PAIR_RUNS[f]) for f in DEFAULT_RUNS):
         print(f"running {title} in {' and '.join(engines)} (step {step * 1e3:g} ms) and monolithic ...", flush=True)
         t0 = time.perf_counter()
         setpoints, mono = monolithic_run(structure, step)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..fmi.osp_ecco import ecco_file_name, port_bonds
-from .ship_demo import PAIR_RUNS, SIGNALS, STOP
+from .ship_demo import DEFAULT_RUNS, PAIR_RUNS, SIGNALS, STOP
 
 __all__ = ["run_ecco_in_libcosim", "structure_pair", "bond_sources", "bond_energies", "ecco_deviation",
            "step_statistics", "run_ecco_rows"]
@@ -142,7 +142,7 @@ def run_ecco_rows(fmu_dir: Path, grid: float = 0.01) -> list:
     :func:`.ship_demo.run_ship_demo`'s: ``(name, median step, max deviation / range, worst signal, RTF libcosim,
     RTF monolithic)``."""
     rows = []
-    for structure, (title, build) in PAIR_RUNS.items():
+    for structure, (title, build) in ((f, PAIR_RUNS[f]) for f in DEFAULT_RUNS):
         path = Path(fmu_dir) / ecco_file_name(structure)
         print(f"running {title} in libcosim ECCO (set-points on {grid * 1e3:g} ms) and monolithic ...", flush=True)
         t0 = time.perf_counter()
