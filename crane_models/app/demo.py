@@ -152,22 +152,11 @@ def payload_comparison(sc, result, run, out_dir: Path, units: dict) -> Path:
     return path
 
 
-def libcosim_unavailable() -> str | None:
-    """Why libcosim cannot run the ship pairs on this machine (one line), or None when it can. libcosimpy is an
-    extra (pyproject.toml): its wheels exist for Linux x86-64 and Windows x64 (CPython >= 3.11) only."""
-    try:
-        import libcosimpy.CosimExecution  # noqa: F401 -- loads libcosim's C library
-    except ImportError:
-        return ('libcosimpy is not installed (pip install "crane-cosim[libcosim]"; it has wheels for Linux x86-64 '
-                "and Windows x64, CPython >= 3.11, only)")
-    except OSError as exc:  # installed, but its C library does not load here (e.g. an older glibc)
-        return f"libcosimpy's C library does not load: {exc}"
-    return None
-
-
 def ship_rows(out_dir: Path, fmu_dir: Path, step: float, quiet: bool) -> list:
     """The ship co-simulation pairs (:func:`app.ship_demo.run_ship_demo`) as demo rows; none, with a note,
     when libcosimpy is missing or the OSP system structures were not built."""
+    from .run_ssp import libcosim_unavailable
+
     reason = libcosim_unavailable()
     if reason:
         print(f"ship co-simulation pairs skipped (engine: libcosim): {reason}")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..integration.scenario import check_step, communication_grid
 from .fmus import CliError, resolve_fmu
-from .run_inputs import _unknown, check_output_files, input_signals, parse_assignment
+from .run_inputs import _unknown, check_output_files, input_signals, parse_assignment, read_input_table
 
 __all__ = ["add_commands", "parse_assignment", "variable_table", "input_signals", "run_command"]
 
@@ -94,6 +94,7 @@ def run_fmu_command(args: argparse.Namespace) -> int:
     from .results import parameter_values, write_csv, write_metadata
 
     check_output_files(args)
+    table = read_input_table(args.input) if args.input else None  # before the FMU is built
     fmu_path = resolve_fmu(args.fmu, args.fmus, args.quiet)
     md = variable_table(fmu_path)
     if not md.fmiVersion.startswith("2") or md.coSimulation is None:
@@ -105,7 +106,7 @@ def run_fmu_command(args: argparse.Namespace) -> int:
         check_drawable([md.modelName])
     variables = {v.name: v for v in md.modelVariables}
     start_values = dict(parse_assignment(a, variables) for a in args.set)
-    names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])
+    names, inputs_at = input_signals(args.input, variables, table) if args.input else ([], lambda t: [])
     start, stop, step = _experiment(md, args)
     all_outputs = [n for n, v in variables.items() if v.causality == "output" and v.type in ("Real", "Integer", "Boolean")]
     outputs = [s.strip() for s in args.outputs.split(",")] if args.outputs else all_outputs

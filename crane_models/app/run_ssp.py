@@ -17,15 +17,29 @@ from pathlib import Path
 
 import numpy as np
 
-from .fmus import CliError
+from .fmus import CliError, MissingTool
 
-__all__ = ["read_package", "run_ssp_command"]
+__all__ = ["read_package", "run_ssp_command", "libcosim_unavailable"]
 
 _NS = {"ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
        "ssc": "http://ssp-standard.org/SSP1/SystemStructureCommon",
        "ssv": "http://ssp-standard.org/SSP1/SystemStructureParameterValues",
        "osp": "http://opensimulationplatform.com/SSP/OSPAnnotations"}
 _TYPED = {"Real": float, "Integer": int, "Boolean": lambda text: text in ("true", "1")}
+
+
+def libcosim_unavailable() -> str | None:
+    """Why libcosim cannot run here (an SSP package, the demo's ship pairs): one line, or None when it can.
+    libcosimpy is an extra (pyproject.toml): its wheels exist for Linux x86-64 and Windows x64 (CPython >= 3.11)
+    only."""
+    try:
+        import libcosimpy.CosimExecution  # noqa: F401 -- loads libcosim's C library
+    except ImportError:
+        return ('libcosimpy is not installed (pip install "crane-cosim[libcosim]"; it has wheels for Linux x86-64 '
+                "and Windows x64, CPython >= 3.11, only)")
+    except OSError as exc:  # installed, but its C library does not load here (e.g. an older glibc)
+        return f"libcosimpy's C library does not load: {exc}"
+    return None
 
 
 def _parameter_values(archive: zipfile.ZipFile, component: ET.Element) -> dict:
@@ -142,12 +156,16 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
 
 def run_ssp_command(args: argparse.Namespace) -> int:
     from .results import file_sha256, write_csv, write_metadata
-    from .run_inputs import check_output_files, input_signals, parse_assignment
+    from .run_inputs import check_output_files, input_signals, parse_assignment, read_input_table
 
     path = Path(args.fmu)
     if not path.is_file():
         raise CliError(f"SSP file {path} not found")
+    reason = libcosim_unavailable()
+    if reason:  # before anything is read or written: the run needs libcosim (an extra)
+        raise MissingTool(f"{path}: an SSP package runs in libcosim, and {reason}")
     check_output_files(args)
+    table = read_input_table(args.input) if args.input else None  # before the package is unpacked
     with tempfile.TemporaryDirectory(prefix="crane_cosim_ssp_") as tmp:
         package = read_package(path, Path(tmp))
         if args.view:
@@ -156,7 +174,7 @@ def run_ssp_command(args: argparse.Namespace) -> int:
             check_drawable([comp["model"] for comp in package["components"].values()])
         variables = {f"{c}.{n}": v for c, comp in package["components"].items() for n, v in comp["variables"].items()}
         start_values = dict(parse_assignment(a, variables) for a in args.set)
-        names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])
+        names, inputs_at = input_signals(args.input, variables, table) if args.input else ([], lambda t: [])
         start, step, n = _grid(package, args)
         outputs = [f"{c}.{v.name}" for c, v in _outputs(package)]
         if args.outputs:
