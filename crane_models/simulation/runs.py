@@ -10,6 +10,7 @@ import numpy as np
 from ..models.registry import SPECS
 from ..integration.scenario import Scenario, communication_grid
 from ..integration.reference import simulate_reference
+from .interrupts import between_steps
 from .unpacked import unpacked_fmu
 
 __all__ = ["run_fmu", "run_fmu_manual", "co_simulate", "run_standalone", "max_relative_deviation",
@@ -74,25 +75,28 @@ def co_simulate(fmu_path: Path, times: np.ndarray, start_values: dict, input_nam
     names = outputs or output_names(fmu_path)
     get = _getter(fmu.fmu, fmu.types, fmu.vr, names)
     t0 = float(times[0])
-    try:
+    with between_steps() as interrupted:  # Ctrl-C ends the run between steps, not inside the FMU's doStep
         try:
-            fmu.initialize({**start_values, **dict(zip(input_names, inputs_at(t0)))}, start_time=t0)
-        except FMICallException as exc:
-            raise FmuRunError(f"initialization of {Path(fmu_path).name} failed ({exc})", messages) from None
-        rows = [get()]
-        for t0, t1 in zip(times[:-1], times[1:]):
-            fmu.set(dict(zip(input_names, inputs_at(t0))))
-            fmu.t = float(t0)  # the master's grid, not an accumulated sum
             try:
-                fmu.step(float(t1 - t0))
+                fmu.initialize({**start_values, **dict(zip(input_names, inputs_at(t0)))}, start_time=t0)
             except FMICallException as exc:
-                raise FmuRunError(f"doStep from t = {t0:.10g} s by {t1 - t0:.6g} s failed ({exc})", messages) from None
-            rows.append(get())
-            if on_step:
-                on_step(float(t1))
-        fmu.fmu.terminate()
-    finally:
-        fmu.fmu.freeInstance()
+                raise FmuRunError(f"initialization of {Path(fmu_path).name} failed ({exc})", messages) from None
+            rows = [get()]
+            for t0, t1 in zip(times[:-1], times[1:]):
+                fmu.set(dict(zip(input_names, inputs_at(t0))))
+                fmu.t = float(t0)  # the master's grid, not an accumulated sum
+                try:
+                    fmu.step(float(t1 - t0))
+                except FMICallException as exc:
+                    raise FmuRunError(f"doStep from t = {t0:.10g} s by {t1 - t0:.6g} s failed ({exc})", messages) from None
+                rows.append(get())
+                if interrupted():
+                    raise KeyboardInterrupt
+                if on_step:
+                    on_step(float(t1))
+            fmu.fmu.terminate()
+        finally:
+            fmu.fmu.freeInstance()
     data = np.array(rows, dtype=float)
     result = {"time": np.asarray(times, dtype=float)}
     result.update({n: data[:, i] for i, n in enumerate(names)})
