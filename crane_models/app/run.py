@@ -53,7 +53,10 @@ def _experiment(md, args) -> tuple:
     start = args.start if args.start is not None else float(de.startTime) if de and de.startTime else 0.0
     stop = args.stop if args.stop is not None else float(de.stopTime) if de and de.stopTime else 10.0
     step = args.step if args.step is not None else float(de.stepSize) if de and de.stepSize else 0.01
-    if not (math.isfinite(start) and math.isfinite(stop)) or stop <= start:
+    for option, value in (("--start", start), ("--stop", stop)):
+        if not math.isfinite(value):
+            raise CliError(f"{option} {value:g}: must be a finite number of seconds")
+    if stop <= start:
         raise CliError(f"--stop {stop:g} s must be later than --start {start:g} s")
     try:
         check_step(step, stop - start, "--step")

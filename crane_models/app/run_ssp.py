@@ -92,6 +92,8 @@ def _grid(package: dict, args: argparse.Namespace) -> tuple:
     if args.start is not None and args.start != start:
         raise CliError(f"--start: an SSP run starts at the package's start time ({start:g} s)")
     stop = args.stop if args.stop is not None else stop if stop is not None else 10.0
+    if not math.isfinite(stop) or stop <= start:
+        raise CliError(f"--stop {stop:g}: must be a finite time after the package's start, {start:g} s")
     step = args.step if args.step is not None else step if step is not None else 0.01
     if not (math.isfinite(step) and 1e-6 <= step <= stop - start):
         raise CliError(f"--step {step:g} s must lie between 1e-06 s and the run's length, {stop - start:g} s")
