@@ -116,9 +116,12 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
     from libcosimpy.CosimExecution import CosimExecution
     from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
     from libcosimpy.CosimManipulator import CosimManipulator
+    from libcosimpy.CosimEnums import CosimVariableType
     from libcosimpy.CosimObserver import CosimObserver
 
     from ..simulation.runs import FmuRunError
+
+    recorded = {"Real": CosimVariableType.REAL, "Integer": CosimVariableType.INTEGER}  # the types of its series
 
     log_output_level(CosimLogLevel.ERROR)
     execution = CosimExecution.from_ssp_file(str(path), step_size=int(round(step * 1e9)))
@@ -142,7 +145,14 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
     getters = {"Real": observer.last_real_values, "Integer": observer.last_integer_values,
                "Boolean": observer.last_boolean_values}
     reads = [(index[c], v.type, v.valueReference) for c, v in outputs]
-    rows, times = [], start + step * np.arange(1, n + 1)
+    # The row at t = start: libcosim initializes inside the first step and its last-value observer then holds the
+    # step's end; its time-series observer keeps the values at initialization (step 0), for Real and Integer only.
+    first = CosimObserver.create_time_series()
+    execution.add_observer(first)
+    series = [(i, kind, vr) for i, kind, vr in reads if kind in recorded]
+    for i, kind, vr in series:
+        first.start_time_series(i, vr, recorded[kind])
+    rows, times = [], start + step * np.arange(0, n + 1)
     for k in range(n):
         for name, value in zip(input_names, inputs_at(start + k * step)):
             i, v = ref(name)
@@ -151,9 +161,29 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
             raise FmuRunError(f"libcosim could not take the step from t = {start + k * step:g} s of {path.name} "
                               "(the FMUs' messages, if any, are above)", [])
         rows.append([float(getters[kind](i, [vr])[0]) for i, kind, vr in reads])
+        if k == 0:
+            rows.insert(0, _initial_row(first, reads, rows[0]))
+            for i, kind, vr in series:
+                first.stop_time_series(i, vr, recorded[kind])
     execution.stop()
-    data = np.array(rows, dtype=float).reshape(n, len(reads))
+    data = np.array(rows, dtype=float).reshape(n + 1, len(reads))
     return {"time": times, **{f"{c}.{v.name}": data[:, j] for j, (c, v) in enumerate(outputs)}}
+
+
+def _initial_row(observer, reads: list, after_first: list) -> list:
+    """The outputs at t = start from the time-series ``observer`` (its sample of step 0, initialization); a Boolean,
+    which libcosim does not record as a series, repeats its value after the first step (``after_first``)."""
+    row = []
+    for (i, kind, vr), later in zip(reads, after_first):
+        if kind not in ("Real", "Integer"):
+            row.append(later)
+            continue
+        # two samples asked (steps 0 and 1): libcosimpy 0.0.6 trims the answer by counting step numbers equal to 0,
+        # step 0 among them, so that one sample asked gives none
+        _, steps, values = (observer.time_series_real_samples if kind == "Real"
+                            else observer.time_series_integer_samples)(i, vr, 0, 2)
+        row.append(float(values[steps.index(0)]) if 0 in steps else later)
+    return row
 
 
 def run_ssp_command(args: argparse.Namespace) -> int:
