@@ -342,9 +342,21 @@ def plot_scenario(scenario, fmu_result, reference: dict | None, out_dir: Path, u
     return paths
 
 
+def zero_outputs(result, names: list) -> list:
+    """The outputs of ``names`` that are exactly 0 at every point (a moment a joint cannot carry, an input left
+    alone): a flat panel each, which :func:`plot_outputs` leaves out."""
+    return [n for n in names if not np.any(np.asarray(result[n], dtype=float))]
+
+
 def plot_outputs(path: Path, title: str, result, names: list, units: dict) -> Path:
     """``crane-cosim run --plot``: the outputs ``names`` in panels by kind and unit (:func:`output_panels`),
-    two columns of panels beyond six."""
+    two columns of panels beyond six; outputs that are 0 throughout (:func:`zero_outputs`) are not drawn, and the
+    title says which (all of them zero: all drawn)."""
+    zero = zero_outputs(result, names)
+    if zero and len(zero) < len(names):
+        names = [n for n in names if n not in zero]
+        shown = ", ".join(zero[:8]) + (f" and {len(zero) - 8} more" if len(zero) > 8 else "")
+        title = f"{title}\nnot drawn, 0 throughout: {shown}"
     panels = output_panels(names, units, result)
     save(time_series_figure(title, panels, result, columns=1 if len(panels) <= 6 else 2 if len(panels) <= 16 else 3),
          path)

@@ -135,9 +135,12 @@ def run_fmu_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{len(times)} rows, t = {start:g} ... {stop:g} s, step {step:g} s -> {args.out}")
     if args.plot:
-        from .plots import plot_outputs
+        from .plots import plot_outputs, zero_outputs
 
         png = plot_outputs(args.out.with_suffix(".png"), f"{md.modelName}: {fmu_path.name}", result, outputs, units)
+        zero = zero_outputs(result, outputs)
         if not args.quiet:
-            print(f"plot -> {png}" + ("" if args.outputs else f" (all {len(outputs)} outputs; --outputs A,B,... to choose)"))
+            print(f"plot -> {png}" + ("" if args.outputs else f" (all {len(outputs)} outputs; --outputs A,B,... to choose)")
+                  + (f"; {len(zero)} of them 0 throughout, not drawn: {', '.join(zero)}"
+                     if zero and len(zero) < len(outputs) else ""))
     return 0
