@@ -211,6 +211,18 @@ def test_run_sets_parameters_and_the_crane_carries_its_weight(capsys, tmp_path, 
         assert math.isclose(q2, 0.6, abs_tol=1e-12)
 
 
+def test_a_set_point_beyond_the_stroke_is_warned_about_once_and_the_run_goes_on(capsys, tmp_path, fmu_dir):
+    """q2_ref = 50 m on a cylinder of stroke [q2_min, q2_max] = [0, 1.7] m: the FMU logs one Warning naming the
+    input, its value and the range (from the parameters in force), and the run ends normally at the end stop."""
+    out = tmp_path / "r.csv"
+    code, _, err = cli(capsys, "run", "KnuckleBoomCrane", "--fmus", fmu_dir, "--set", "q2_ref=50", "--set",
+                       "q2_max=1.5", "--stop", "0.5", "--outputs", "q2", "--out", out, "--quiet")
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("FMU [Warning]")]
+    assert len(warnings) == 1 and "q2_ref = 50 m" in warnings[0] and "[0, 1.5] m" in warnings[0], err
+    assert read_rows(out)[1][-1][1] > 1.5  # the end stop holds it beyond the stroke's end, the run went on
+
+
 def test_run_applies_input_signals_from_csv(capsys, tmp_path, fmu_dir):
     """Controller off, no gravity: the applied king torque is the input alone. The CSV ramps it linearly
     (1000 N·m/s); the master holds the input of t over the step [t, t + h], so the output at t + h is the

@@ -28,6 +28,7 @@ from .builder_api import fmi_api
 from .spec import STEP_BUDGET_PARAMETER, FmuSpec, check_parameters, check_range
 from .derivatives import directional_derivative
 from .initialization import InitialOutputs
+from .input_ranges import InputRanges
 from .kernel_steps import Handover, python_entry
 from .saved_states import decode_or_refuse, identity, install_codecs, state_problem
 from .value_table import (ValueTable, all_finite as _all_finite, finite as _finite, input_vector,
@@ -57,6 +58,7 @@ class SlaveAdapter:
         self._outputs_valid = False
         self._params_in_force: Optional[dict] = None
         self._initial: Optional[InitialOutputs] = None  # in Initialization Mode: the outputs follow the inputs
+        self._ranges: Optional[InputRanges] = None  # the inputs' expected ranges, from the parameters in force
         C, V = api.Causality, api.Variability
         groups = ((spec.parameters, C.parameter, V.fixed), (spec.inputs, C.input, None), (spec.outputs, C.output, None))
         self._input_names = [v.name for v in spec.inputs]
@@ -206,6 +208,8 @@ class SlaveAdapter:
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
             self.sim = self._simulation(params, self.start_time)
             self._params_in_force = params
+            self._ranges = InputRanges(self.spec.inputs, params)
+            self._warn_ranges(self.sim.inputs, self.start_time)
             if "time" in self.values:  # FMI 3.0's independent variable (FMI 2.0 has none)
                 self.values["time"] = self.start_time
             self.error = None
@@ -258,6 +262,7 @@ class SlaveAdapter:
         inputs = self._input_vector(self.fail)
         if inputs is None:
             return False
+        self._warn_ranges(inputs, current_time)
         try:
             self.sim.set_inputs(inputs)
             # The host's clock is the time: a host that computes its points as k h (or sums its steps)
@@ -285,6 +290,10 @@ class SlaveAdapter:
             return False
 
     # -- helpers ----------------------------------------------------------------------------------
+    def _warn_ranges(self, inputs, t: float) -> None:
+        for message in self._ranges.check(inputs, t) if self._ranges is not None else ():
+            self.slave.log(message, self._status.warning)
+
     def _input_vector(self, report=None) -> Optional[np.ndarray]:
         """The inputs as a vector, or None after ``report`` (default: log) named a non-finite one."""
         return input_vector(self._table, self.values, self._inputs_of, self._input_units, report or self.log_error)
