@@ -8,9 +8,8 @@ Errors: under the project's own FMI runtimes (``fmi/runtime``, FMI 2.0 and 3.0, 
 ``_fmi_runtime = "crane-cosim"``) a call with bad arguments or in a bad state raises :class:`FmiCallError`
 and the runtime returns ``fmi2Error``/``fmi3Error`` with the message; a step the integrator could not
 complete returns ``False`` (``fmi2Discard``/``fmi3Discard``), the state left at the start of the step. Under
-pythonfmu's own binaries (an FMU built without a C compiler) an escaping exception would become ``fmiFatal``
-and destroy the instance, so there the same failures are only logged with status Error. Either way the
-outputs keep their last finite values.
+pythonfmu's own binaries (an FMU built without a C compiler) an escaping exception would become ``fmiFatal`` and
+destroy the instance, so there the same failures are only logged with status Error; the outputs keep their values.
 """
 from __future__ import annotations
 
@@ -58,7 +57,7 @@ class SlaveAdapter:
         self._outputs_valid = False
         self._params_in_force: Optional[dict] = None
         self._initial: Optional[InitialOutputs] = None  # in Initialization Mode: the outputs follow the inputs
-        self._ranges: Optional[InputRanges] = None  # the inputs' expected ranges, from the parameters in force
+        self._ranges = InputRanges([], {})  # the inputs' expected ranges: set when initialization ends
         C, V = api.Causality, api.Variability
         groups = ((spec.parameters, C.parameter, V.fixed), (spec.inputs, C.input, None), (spec.outputs, C.output, None))
         self._input_names = [v.name for v in spec.inputs]
@@ -208,8 +207,8 @@ class SlaveAdapter:
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
             self.sim = self._simulation(params, self.start_time)
             self._params_in_force = params
-            self._ranges = InputRanges(self.spec.inputs, params)
-            self._warn_ranges(self.sim.inputs, self.start_time)
+            self._ranges = InputRanges(self.spec.inputs, params, self.kernel_steps._warn)  # expected ranges
+            self._ranges.report(self.sim.inputs, self.start_time)
             if "time" in self.values:  # FMI 3.0's independent variable (FMI 2.0 has none)
                 self.values["time"] = self.start_time
             self.error = None
@@ -262,7 +261,7 @@ class SlaveAdapter:
         inputs = self._input_vector(self.fail)
         if inputs is None:
             return False
-        self._warn_ranges(inputs, current_time)
+        self._ranges.report(inputs, current_time)
         try:
             self.sim.set_inputs(inputs)
             # The host's clock is the time: a host that computes its points as k h (or sums its steps)
@@ -290,10 +289,6 @@ class SlaveAdapter:
             return False
 
     # -- helpers ----------------------------------------------------------------------------------
-    def _warn_ranges(self, inputs, t: float) -> None:
-        for message in self._ranges.check(inputs, t) if self._ranges is not None else ():
-            self.slave.log(message, self._status.warning)
-
     def _input_vector(self, report=None) -> Optional[np.ndarray]:
         """The inputs as a vector, or None after ``report`` (default: log) named a non-finite one."""
         return input_vector(self._table, self.values, self._inputs_of, self._input_units, report or self.log_error)

@@ -15,9 +15,11 @@ __all__ = ["InputRanges"]
 
 
 class InputRanges:
-    """The expected ranges of ``inputs`` (FmuVariables, in the inputs' order) with the parameters ``params``."""
+    """The expected ranges of ``inputs`` (FmuVariables, in the inputs' order) with the parameters ``params``;
+    ``warn(message)`` logs a warning (:meth:`report`)."""
 
-    def __init__(self, inputs: list, params: dict) -> None:
+    def __init__(self, inputs: list, params: dict, warn=None) -> None:
+        self._warn = warn
         def bound(x, default: float) -> float:
             return float(params[x]) if isinstance(x, str) else default if x is None else float(x)
 
@@ -25,6 +27,11 @@ class InputRanges:
                         for i, v in enumerate(inputs) if v.expected_range]
         self._outside: set = set()
         self._sources = {v.name: v.expected_range for v in inputs if v.expected_range}
+
+    def report(self, inputs, t: float) -> None:
+        """Each warning of :meth:`check` through ``warn``."""
+        for message in self.check(inputs, t):
+            self._warn(message)
 
     def check(self, inputs, t: float) -> list:
         """The warnings for the inputs (a vector in the inputs' order) at time ``t`` that have just left their
