@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..simulation.runs import RESOLUTION
+from .results import zero_outputs
 from ..analysis.plot_style import (MAX_CURVES, PALETTE, REFERENCE, display, figure_key, legend_outside, new_figure,
                                    save, wrapped_title)
 
@@ -342,16 +343,9 @@ def plot_scenario(scenario, fmu_result, reference: dict | None, out_dir: Path, u
     return paths
 
 
-def zero_outputs(result, names: list) -> list:
-    """The outputs of ``names`` that are exactly 0 at every point (a moment a joint cannot carry, an input left
-    alone): a flat panel each, which :func:`plot_outputs` leaves out."""
-    return [n for n in names if not np.any(np.asarray(result[n], dtype=float))]
-
-
 def plot_outputs(path: Path, title: str, result, names: list, units: dict) -> Path:
-    """``crane-cosim run --plot``: the outputs ``names`` in panels by kind and unit (:func:`output_panels`),
-    two columns of panels beyond six; outputs that are 0 throughout (:func:`zero_outputs`) are not drawn, and the
-    title says which (all of them zero: all drawn)."""
+    """``crane-cosim run --plot``: the outputs ``names`` in panels by kind and unit (:func:`output_panels`), two
+    columns of panels beyond six; those 0 throughout (:func:`zero_outputs`) not drawn, the title naming them."""
     zero = zero_outputs(result, names)
     if zero and len(zero) < len(names):
         names = [n for n in names if n not in zero]

@@ -135,7 +135,8 @@ def run_fmu_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{len(times)} rows, t = {start:g} ... {stop:g} s, step {step:g} s -> {args.out}")
     if args.plot:
-        from .plots import plot_outputs, zero_outputs
+        from .plots import plot_outputs
+        from .results import zero_outputs
 
         png = plot_outputs(args.out.with_suffix(".png"), f"{md.modelName}: {fmu_path.name}", result, outputs, units)
         zero = zero_outputs(result, outputs)
