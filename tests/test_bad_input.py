@@ -295,3 +295,35 @@ def test_a_killed_process_s_unpacked_fmus_are_removed_by_the_next(tmp_path, fmu_
             p.wait(timeout=30)
     time.sleep(0.1)
     assert [p.name for p in tmpdir.iterdir()] == [alive.parent.name]  # killed too, until the next process
+
+
+def test_run_refuses_a_missing_input_file_before_building_the_fmu(capsys, tmp_path, fresh_tmp, no_run, monkeypatch):
+    """The input file is checked before the FMU is built: no build, no ``--fmus`` folder created."""
+    import crane_models.models.build as build
+
+    monkeypatch.setattr(build, "build_fmu", lambda *_, **__: pytest.fail("the FMU was built before --input was read"))
+    missing = tmp_path / "nothere.csv"
+    refused(capsys, tmp_path, fresh_tmp, f"--input {missing}: No such file or directory",
+            "run", "VesselCrane", "--fmus", tmp_path / "fmus", "--input", missing, "--out", tmp_path / "r.csv")
+    assert not (tmp_path / "fmus").exists()
+
+
+# libcosimpy made unimportable in the command's own process, as after a plain `pip install .` without the extra
+WITHOUT_LIBCOSIMPY = ("import sys; sys.modules['libcosimpy'] = None; from crane_models.app.cli import main; "
+                      "sys.exit(main(sys.argv[1:]))")
+
+
+@pytest.mark.parametrize("package", ["CraneOnVessel", "KnuckleBoomCrane"])  # a pair and a single-FMU package
+def test_an_ssp_run_without_libcosimpy_names_the_extra(tmp_path, tmp_path_factory, package):
+    from fmu_helpers import build_fmus
+
+    ssp = build_fmus(tmp_path_factory) / f"{package}.ssp"
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", WITHOUT_LIBCOSIMPY, "run", str(ssp), "--stop", "0.1",
+                           "--out", str(tmp_path / "out" / "r.csv")], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith("crane-cosim run: error: ") and 'pip install "crane-cosim[libcosim]"' in lines[0]
+    assert not (tmp_path / "out").exists()

@@ -152,7 +152,9 @@ def test_demo_results_carry_units_and_metadata(capsys, tmp_path, fmu_dir):
     code, out, err = cli(capsys, "demo", "--scenario", "knuckle_boom_hoisting", "--step", "0.5", "--fmus", fmu_dir,
                          "--out", tmp_path, "--no-reference", "--quiet")
     assert code == 0, err
-    assert out == ""  # --quiet
+    # --quiet: no progress, no build messages, only the final table (and where the results are)
+    assert out.splitlines()[0].startswith("scenario ") and "knuckle_boom_hoisting" in out.splitlines()[2], out
+    assert "under fmpy" not in out and "building" not in out
     sc_dir = tmp_path / "knuckle_boom_hoisting"
     assert not (sc_dir / "standalone_result.csv").exists()  # --no-reference
     header, _ = read_rows(sc_dir / "fmu_result.csv")
@@ -166,6 +168,30 @@ def test_demo_results_carry_units_and_metadata(capsys, tmp_path, fmu_dir):
     assert meta["scenario"] == "knuckle_boom_hoisting" and meta["step"] == 0.5
     assert meta["crane_cosim_version"] == project_version()
     assert meta["fmu"]["sha256"] == hashlib.sha256((fmu_dir / "KnuckleBoomCrane.fmu").read_bytes()).hexdigest()
+
+
+def test_a_demo_of_one_scenario_updates_the_summary_and_leaves_no_file_of_another_run(capsys, tmp_path, fmu_dir):
+    """summary.json keeps the rows of the scenarios not run (the full demo's), this run's row replacing its own; the
+    scenario's folder holds this run's files only (no standalone_result.csv of an earlier step beside a new
+    fmu_result.csv run --no-reference)."""
+    other = {"scenario": "vessel_crane_hoisting", "step": 0.01, "max_deviation": 1e-6, "files": []}
+    old = {"scenario": "knuckle_boom_hoisting", "step": 0.01, "max_deviation": 2e-6, "files": []}
+    (tmp_path / "summary.json").write_text(json.dumps({"scenarios": [old, other]}))
+    sc_dir = tmp_path / "knuckle_boom_hoisting"
+    sc_dir.mkdir()
+    for stale in ("standalone_result.csv", "standalone_result.csv.json", "fig_joint_angles.png"):
+        (sc_dir / stale).write_text("of an earlier run at step 0.01")
+    (sc_dir / "notes.txt").write_text("the user's")
+    code, _, err = cli(capsys, "demo", "--scenario", "knuckle_boom_hoisting", "--step", "0.5", "--fmus", fmu_dir,
+                       "--out", tmp_path, "--no-reference", "--quiet")
+    assert code == 0, err
+    rows = json.loads((tmp_path / "summary.json").read_text())["scenarios"]
+    assert [r["scenario"] for r in rows] == ["knuckle_boom_hoisting", "vessel_crane_hoisting"]
+    assert rows[0]["step"] == 0.5 and rows[0]["max_deviation"] is None and rows[1] == other
+    assert not (sc_dir / "standalone_result.csv").exists() and not (sc_dir / "standalone_result.csv.json").exists()
+    assert (sc_dir / "notes.txt").exists()
+    assert sorted(p.name for p in sc_dir.iterdir() if p.suffix != ".txt") == sorted(
+        [Path(f).name for f in rows[0]["files"]] + ["fmu_result.csv.json"])
 
 
 # -- run ---------------------------------------------------------------------------------------------------------
@@ -183,6 +209,18 @@ def test_run_sets_parameters_and_the_crane_carries_its_weight(capsys, tmp_path, 
     for t, force, q2 in rows:
         assert math.isclose(force, weight, rel_tol=1e-9)  # sums of a few terms; integrator at rest: round-off
         assert math.isclose(q2, 0.6, abs_tol=1e-12)
+
+
+def test_a_set_point_beyond_the_stroke_is_warned_about_once_and_the_run_goes_on(capsys, tmp_path, fmu_dir):
+    """q2_ref = 50 m on a cylinder of stroke [q2_min, q2_max] = [0, 1.7] m: the FMU logs one Warning naming the
+    input, its value and the range (from the parameters in force), and the run ends normally at the end stop."""
+    out = tmp_path / "r.csv"
+    code, _, err = cli(capsys, "run", "KnuckleBoomCrane", "--fmus", fmu_dir, "--set", "q2_ref=50", "--set",
+                       "q2_max=1.5", "--stop", "0.5", "--outputs", "q2", "--out", out, "--quiet")
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("FMU [Warning]")]
+    assert len(warnings) == 1 and "q2_ref = 50 m" in warnings[0] and "[0, 1.5] m" in warnings[0], err
+    assert read_rows(out)[1][-1][1] > 1.5  # the end stop holds it beyond the stroke's end, the run went on
 
 
 def test_run_applies_input_signals_from_csv(capsys, tmp_path, fmu_dir):
@@ -218,6 +256,8 @@ def test_run_reports_the_fmus_own_message_and_fails(capsys, tmp_path, fmu_dir):
     (["--set", "l1"], "expected NAME=VALUE"),
     (["--set", "integrator=1.5"], "--set integrator=1.5: not an integer value"),
     (["--stop", "0"], "--stop 0 s must be later than --start 0 s"),
+    (["--stop", "inf"], "--stop inf: must be a finite number of seconds"),
+    (["--start", "nan"], "--start nan: must be a finite number of seconds"),
     (["--step", "0"], "--step = 0.0 s: the communication step must be a positive number"),
     (["--step", "2"], "--step = 2 s is longer than the run"),
     (["--stop", "100", "--step", "2e-5"], "more than 2e+06"),

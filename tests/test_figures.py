@@ -75,6 +75,28 @@ def test_run_plot_of_every_output_reads_at_a_glance(fmu):
     check(time_series_figure(f"{fmu}: {fmu}.fmu", panels, result, columns=columns))
 
 
+def test_run_plot_leaves_out_outputs_that_are_zero_throughout(monkeypatch, tmp_path):
+    """``run --plot`` with all outputs: an output that is 0 at every point (a moment a passive joint cannot carry,
+    the payload's outputs without a payload) is a flat panel; it is not drawn, and the figure's title says so."""
+    from crane_models.app import plots
+
+    names, units = outputs_of("KnuckleBoomCrane")
+    result = synthetic(names, units)
+    zero = [n for n in names if n.startswith(("hook_", "swing_", "joint1_moment"))]
+    for n in zero:
+        result[n] = np.zeros_like(T)
+    figures = []
+    monkeypatch.setattr(plots, "save", lambda fig, path: figures.append(fig))
+    plots.plot_outputs(tmp_path / "r.png", "KnuckleBoomCrane", result, names, units)
+    (fig,) = figures
+    drawn = [text.get_text() for ax in fig.axes if ax.get_legend() for text in ax.get_legend().get_texts()]
+    labels = " ".join(drawn)
+    assert not any(n in labels for n in zero) and "q2" in labels
+    assert "not drawn, 0 throughout: " + zero[0] in fig._suptitle.get_text()
+    panels_all = plots.output_panels(names, units, result)
+    assert len([ax for ax in fig.axes if ax.has_data()]) < len(panels_all)
+
+
 def test_run_plot_groups_outputs_by_kind_and_unit():
     """The components of one vector share a panel (joint1_force_x|y|z), numbered outputs of one kind and unit
     too (q2, q3 in m), and never two units on one panel."""

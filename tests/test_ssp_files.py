@@ -32,6 +32,7 @@ from crane_models.models.vessel_crane.vessels import SHIP_PAIRS, WIRINGS  # noqa
 from crane_models.fmi.osp import ported_wrench  # noqa: E402
 from engine_runs import needs_ecospy  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
+from crane_models.app.ship_demo import ecos_scratch  # noqa: E402
 
 NS = {"ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
       "ssc": "http://ssp-standard.org/SSP1/SystemStructureCommon",
@@ -254,7 +255,7 @@ def _assert_close(got: np.ndarray, ref: np.ndarray, names: list, rtol: float) ->
 
 @needs_ecospy
 @pytest.mark.parametrize("pair", sorted(SHIP_PAIRS))
-def test_ecospy_runs_the_pair_package_like_libcosim_runs_the_osp_structure(fmu_dir, pair):
+def test_ecospy_runs_the_pair_package_like_libcosim_runs_the_osp_structure(fmu_dir, pair, tmp_path, monkeypatch):
     from ecospy import EcosLib, EcosSimulation
 
     crane_fmu = SHIP_PAIRS[pair]["crane"][0]
@@ -271,25 +272,44 @@ def test_ecospy_runs_the_pair_package_like_libcosim_runs_the_osp_structure(fmu_d
                                 wrench=WIRINGS.get(pair) or ported_wrench(SPECS[crane_fmu]())))
     ref = np.column_stack([r[f"{s}.{n}"] for s in signals for n in signals[s]])[1:]
     EcosLib.set_log_level("warn")
-    sim = EcosSimulation(step_size=STEP, ssp_path=str(fmu_dir / f"{pair}.ssp"))
-    try:
-        assert sim.init(parameter_set="crane-cosim"), EcosLib.get_last_error()
-        parameters = {v.name for v in SPECS["Vessel"]().parameters}  # (its inputs follow the connections after init)
-        for n, value in ((n, x) for n, x in SHIP_PAIRS[pair]["vessel"][1].items() if n in parameters):
-            assert sim.get_real(f"vessel::{n}") == value
-        rows = []
-        for k in range(int(round(STOP / STEP))):
-            for n, value in setpoints(k * STEP).items():
-                sim.set_real(f"crane::{n}", float(value))
-            sim.step()
-            rows.append([sim.get_real(n) for n in names])
-        sim.terminate()
-    finally:
-        sim.free()
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    with ecos_scratch():  # Ecos leaves its unpacked package (ecos_ssp_*) in $TMPDIR
+        sim = EcosSimulation(step_size=STEP, ssp_path=str(fmu_dir / f"{pair}.ssp"))
+        try:
+            assert sim.init(parameter_set="crane-cosim"), EcosLib.get_last_error()
+            parameters = {v.name for v in SPECS["Vessel"]().parameters}  # (inputs follow the connections after init)
+            for n, value in ((n, x) for n, x in SHIP_PAIRS[pair]["vessel"][1].items() if n in parameters):
+                assert sim.get_real(f"vessel::{n}") == value
+            rows = []
+            for k in range(int(round(STOP / STEP))):
+                for n, value in setpoints(k * STEP).items():
+                    sim.set_real(f"crane::{n}", float(value))
+                sim.step()
+                rows.append([sim.get_real(n) for n in names])
+            sim.terminate()
+        finally:
+            sim.free()
+    assert not list(tmpdir.iterdir())  # nothing of Ecos' left in $TMPDIR
     got = np.array(rows)
     _assert_close(got, ref, names, 1e-9)
     # the vessel rolls, the crane slews
     assert np.ptp(ref[:, 0]) > 1e-4 and np.ptp(ref[:, len(signals["vessel"])]) > 0.1
+
+
+@needs_ecospy
+def test_the_ship_demo_s_ecos_runs_leave_nothing_in_tmpdir(fmu_dir, tmp_path, monkeypatch):
+    """Ecos unpacks an SSP package into $TMPDIR/ecos_ssp_<uuid> and leaves it after free(): ~1 MB a run."""
+    from crane_models.app.ship_demo import run_in_ecos
+
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    result = run_in_ecos(fmu_dir / "CraneOnVessel.ssp", lambda t: {}, STEP, 0.1)
+    assert len(result["time"]) == 10
+    assert not list(tmpdir.iterdir())
+    assert os.environ["TMPDIR"] == str(tmpdir)  # given back
 
 
 @pytest.mark.parametrize("pair", sorted(SHIP_PAIRS))

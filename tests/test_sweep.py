@@ -101,7 +101,9 @@ def kb_fmu(tmp_path_factory):
     return build_fmu("KnuckleBoomCrane", tmp_path_factory.mktemp("fmus"))
 
 
-def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_path):
+def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_path, monkeypatch):
+    import tempfile
+
     from crane_models.analysis.results import load_series, load_summary, series_path
     from crane_models.analysis.sweep import run_sweep
     from crane_models.simulation.runs import run_fmu
@@ -112,7 +114,13 @@ def test_sweep_on_two_workers_equals_runs_in_process_and_resumes(kb_fmu, tmp_pat
             "parameters": {"signals.q1_ref.amplitude": {"range": [0.05, 0.25], "num": 5},
                            "kp1": [-1.0, 1e6, 4e6, 8e6]}}
     case_set = parse_cases(data)
+    workdir, tmpdir = tmp_path / "workdir", tmp_path / "tmpdir"  # the sweep's working folder and $TMPDIR
+    workdir.mkdir()
+    tmpdir.mkdir()
+    monkeypatch.chdir(workdir)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmpdir))
     outcome = run_sweep(case_set, tmp_path, workers=2, progress=False)
+    assert not list(workdir.iterdir()) and not list(tmpdir.iterdir())  # no dask-scratch-space/ left anywhere
     assert len(outcome.ran) == 20 and outcome.skipped == 0 and outcome.failed == 5
     assert outcome.series_by_client == 0
     summary = load_summary(tmp_path).to_pylist()

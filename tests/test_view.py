@@ -160,6 +160,20 @@ def test_view_refuses_what_it_cannot_draw_in_one_line(runs, fmu_dir, tmp_path, c
     assert not (tmp_path / "f.csv").exists()
 
 
+def test_view_with_a_borrowed_sidecar_names_no_option_the_user_did_not_give(runs, tmp_path, capsys):
+    """A CSV of one model beside the sidecar of another: the page's default force is not a column. The message
+    says so and asks about the sidecar; it does not blame a ``--force`` the command line never had."""
+    csv = tmp_path / "borrowed.csv"
+    shutil.copy(runs["CraneOnMovingBase"], csv)
+    shutil.copy(str(runs["KnuckleBoomCrane"]) + ".json", tmp_path / "borrowed.csv.json")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["view", str(csv)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--force joint1_force_z" not in err and "joint1_force_z" in err and "sidecar" in err, err
+    assert not (tmp_path / "borrowed.html").exists()
+
+
 def test_run_ssp_gives_the_fmpy_run_of_the_same_fmu(fmu_dir, tmp_path):
     ref = _run(fmu_dir, tmp_path / "fmpy.csv", "KnuckleBoomCrane", "q1_ref=1.0", "q2_ref=1.2", stop=2.0)
     args = ["run", str(fmu_dir / "KnuckleBoomCrane.ssp"), "--stop", "2", "--out", str(tmp_path / "ssp.csv"), "--quiet",
@@ -167,11 +181,12 @@ def test_run_ssp_gives_the_fmpy_run_of_the_same_fmu(fmu_dir, tmp_path):
     assert main(args) == 0
     got, _, _ = read_csv(tmp_path / "ssp.csv")
     want, _, _ = read_csv(ref)
-    np.testing.assert_allclose(got["time"], want["time"][1:], rtol=0, atol=1e-12)
-    for name in ("q1", "q2", "joint1_force_z", "tip_x"):
+    # one row per communication point from t = start, as an FMU run's (the t = 0 row: libcosim's initialization)
+    np.testing.assert_allclose(got["time"], want["time"], rtol=0, atol=1e-12)
+    for name in ("q1", "q2", "joint1_force_z", "tip_x", "end_stop_active"):
         scale = max(np.ptp(want[name]), 1e-9)
-        assert np.abs(got[f"KnuckleBoomCrane.{name}"] - want[name][1:]).max() / scale < 1e-6, name
-    assert (tmp_path / "ssp.html").is_file()
+        assert np.abs(got[f"KnuckleBoomCrane.{name}"] - want[name]).max() / scale < 1e-6, name
+    assert "t = 0.00 s" in (tmp_path / "ssp.html").read_text()  # the page opens at the start
     meta = json.loads((tmp_path / "ssp.csv.json").read_text())
     assert meta["components"]["KnuckleBoomCrane"]["parameters"]["l1"] > 0
 

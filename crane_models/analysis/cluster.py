@@ -16,6 +16,10 @@ under 1 %. What each one costs:
 * ``distributed.worker.memory.monitor-interval`` 100 ms -> 1 s: a nanny reads its worker's memory
   ten times a second; once a second still stops a worker that runs away.
 
+Dask's scratch space (spilled data, the workers' lock files) would be ``dask-scratch-space/`` in the working
+folder, left there after the sweep: it is a temporary folder of the cluster's own, removed when the cluster is
+closed (``cluster.remove_scratch()``) or, at the latest, when the process ends.
+
 The workers get one BLAS thread each from the nanny (``distributed.nanny.pre-spawn-environ``: ``OMP``,
 ``MKL``, ``OPENBLAS_NUM_THREADS=1``), the default kept. An existing cluster (``--scheduler``) keeps its
 own configuration: set the same there.
@@ -23,6 +27,9 @@ own configuration: set the same there.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import weakref
 
 __all__ = ["SWEEP_CLUSTER_CONFIG", "local_cluster"]
 
@@ -36,12 +43,21 @@ SWEEP_CLUSTER_CONFIG = {
 
 def local_cluster(workers: int | None = None, config: dict | None = None):
     """A ``LocalCluster`` of ``workers`` single-threaded processes (default: one per core) and no dashboard,
-    with :data:`SWEEP_CLUSTER_CONFIG` (or ``config``) -- the nannies hand it to the worker processes."""
+    with :data:`SWEEP_CLUSTER_CONFIG` (or ``config``) -- the nannies hand it to the worker processes -- and a
+    scratch folder of its own in $TMPDIR, which ``cluster.remove_scratch()`` removes after ``cluster.close()``."""
     import dask
     from distributed import LocalCluster
 
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers = {workers!r} is not allowed; it must be an integer >= 1")
-    with dask.config.set(SWEEP_CLUSTER_CONFIG if config is None else config):
-        return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                            dashboard_address=None)
+    scratch = tempfile.mkdtemp(prefix="crane_cosim_dask_")
+    try:
+        with dask.config.set(SWEEP_CLUSTER_CONFIG if config is None else config), \
+                dask.config.set({"temporary-directory": scratch}):  # the scheduler's scratch too
+            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, local_directory=scratch)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    cluster.remove_scratch = weakref.finalize(cluster, shutil.rmtree, scratch, True)  # call it after close()
+    return cluster

@@ -319,6 +319,7 @@ def run_sweep(case_set: CaseSet, out_dir: Path, workers: int | None = None, sche
             client.close()
         if cluster is not None:
             cluster.close()
+            cluster.remove_scratch()
     return outcome
 
 

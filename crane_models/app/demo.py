@@ -36,7 +36,7 @@ def add_commands(sub) -> None:
     d.add_argument("--fmus", type=Path, help="use the FMUs in this folder (build only those missing) instead "
                                              "of building them into OUT/fmus")
     d.add_argument("--no-reference", action="store_true", help="skip the standalone reference solver")
-    d.add_argument("--quiet", action="store_true", help="no progress, no table (summary.json is still written)")
+    d.add_argument("--quiet", action="store_true", help="no progress, no build messages: only the final table")
     d.add_argument("--no-ship", action="store_true",
                    help="skip the ship co-simulation pairs (Vessel + crane FMUs in libcosim from their OSP system "
                         "structures against the monolithic model), which the full demo runs")
@@ -86,12 +86,26 @@ def _ensure_fmus(fmu_dir: Path, scenarios: dict, rebuild: bool, quiet: bool) -> 
             build_fmu(fmu, fmu_dir)
 
 
+def clear_scenario_folder(sc_dir: Path) -> None:
+    """A scenario's folder holds one run: what an earlier run of it wrote there (its result CSVs and sidecars, its
+    figures) is removed before the new results are written, so that no file of another step or run stays beside
+    them (a ``standalone_result.csv`` of an earlier step beside a new ``fmu_result.csv`` run ``--no-reference``)."""
+    if not sc_dir.is_dir():
+        return
+    for pattern in ("*_result.csv", "*_result.csv.json", "*.png", "*.gif"):
+        for path in sc_dir.glob(pattern):
+            if path.is_file():
+                path.unlink()
+
+
 def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool, quiet: bool) -> dict:
-    """One scenario: FMU run, reference run, CSV + sidecars, PNGs; returns its summary row."""
+    """One scenario: FMU run, reference run, CSV + sidecars, PNGs; returns its summary row. Its folder is created
+    (or an earlier run's files in it removed) only when the runs are done: an interrupted run leaves no empty folder
+    and the earlier results as they were."""
     from fmpy import read_model_description
 
     fmu_path = fmu_dir / f"{sc.fmu}.fmu"
-    sc_dir = writable_dir(out_dir / sc.name, "--out")
+    sc_dir = writable_dir(out_dir / sc.name, "--out", create=False)
     units = output_units(sc.fmu)
     if not quiet:
         print(f"{sc.name}: {sc.fmu}.fmu under fmpy, {sc.stop_time:g} s at step {step:g} s"
@@ -102,10 +116,8 @@ def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool,
     meta = dict(scenario=sc.name, model=sc.fmu, step=step, stop_time=sc.stop_time, start_values=dict(sc.start_values),
                 parameters=parameter_values(read_model_description(str(fmu_path)), sc.start_values),
                 inputs=list(sc.input_names))
-    files = [write_csv(sc_dir / "fmu_result.csv", result, ["time"] + names, units)]
-    write_metadata(files[0], fmu_path, solver="FMU under fmpy (co_simulate)", **meta)
-    row = {"scenario": sc.name, "fmu": sc.fmu, "fmu_sha256": file_sha256(fmu_path), "step": step,
-           "stop_time": sc.stop_time, "rtf_fmu": sc.stop_time / wall, "max_deviation": None,
+    row = {"scenario": sc.name, "fmu": sc.fmu, "fmu_sha256": file_sha256(fmu_path), "fmu_dir": str(fmu_dir.resolve()),
+           "step": step, "stop_time": sc.stop_time, "rtf_fmu": sc.stop_time / wall, "max_deviation": None,
            "worst_output": None, "rtf_standalone": None}
     ref = None
     if reference:
@@ -116,6 +128,10 @@ def run_scenario(sc, step: float, fmu_dir: Path, out_dir: Path, reference: bool,
         dev = max_relative_deviation(result, ref, names, units)
         row["worst_output"] = max(dev, key=dev.get)
         row["max_deviation"] = dev[row["worst_output"]]
+    clear_scenario_folder(sc_dir)
+    files = [write_csv(sc_dir / "fmu_result.csv", result, ["time"] + names, units)]
+    write_metadata(files[0], fmu_path, solver="FMU under fmpy (co_simulate)", **meta)
+    if ref is not None:
         files.append(write_csv(sc_dir / "standalone_result.csv", ref, ["time"] + names, units))
         write_metadata(files[1], None, solver="standalone reference (solve_ivp DOP853, rtol = atol = 1e-10)", **meta)
     pngs = plot_scenario(sc, result, ref, sc_dir, units)
@@ -152,22 +168,11 @@ def payload_comparison(sc, result, run, out_dir: Path, units: dict) -> Path:
     return path
 
 
-def libcosim_unavailable() -> str | None:
-    """Why libcosim cannot run the ship pairs on this machine (one line), or None when it can. libcosimpy is an
-    extra (pyproject.toml): its wheels exist for Linux x86-64 and Windows x64 (CPython >= 3.11) only."""
-    try:
-        import libcosimpy.CosimExecution  # noqa: F401 -- loads libcosim's C library
-    except ImportError:
-        return ('libcosimpy is not installed (pip install "crane-cosim[libcosim]"; it has wheels for Linux x86-64 '
-                "and Windows x64, CPython >= 3.11, only)")
-    except OSError as exc:  # installed, but its C library does not load here (e.g. an older glibc)
-        return f"libcosimpy's C library does not load: {exc}"
-    return None
-
-
 def ship_rows(out_dir: Path, fmu_dir: Path, step: float, quiet: bool) -> list:
     """The ship co-simulation pairs (:func:`app.ship_demo.run_ship_demo`) as demo rows; none, with a note,
     when libcosimpy is missing or the OSP system structures were not built."""
+    from .run_ssp import libcosim_unavailable
+
     reason = libcosim_unavailable()
     if reason:
         print(f"ship co-simulation pairs skipped (engine: libcosim): {reason}")
@@ -232,11 +237,26 @@ def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None, nam
     rows = [run_scenario(sc, step, fmu_dir, out_dir, reference, quiet) for sc in scenarios.values()]
     if ship:
         rows += ship_rows(out_dir / "ship_cosimulation", fmu_dir, step, quiet)
-    summary = {"step": step, "fmu_dir": str(fmu_dir.resolve()), "scenarios": rows,
-               "deviation": "max |FMU - reference| / range(reference) over the run, per output; worst output"}
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_summary(out_dir / "summary.json", rows)
     if not quiet:
         print()
-        print_table(rows)
-        print(f"\nresults (CSV with units, metadata .json, PNG, summary.json) in {out_dir.resolve()}")
+    print_table(rows)  # --quiet too: the table is the demo's answer
+    print(f"\nresults (CSV with units, metadata .json, PNG, summary.json) in {out_dir.resolve()}")
     return rows
+
+
+def write_summary(path: Path, rows: list) -> dict:
+    """``summary.json``: one row per scenario ever run into the folder, each with its own step and FMU. The rows of
+    this run replace those of the same scenarios in an existing summary (in place), the others stay: a run of one
+    scenario (``--scenario``, another ``--step``) updates the full demo's summary instead of replacing it."""
+    kept = []
+    try:
+        kept = json.loads(path.read_text()).get("scenarios", [])
+    except (OSError, ValueError, AttributeError):  # none yet, or not one of ours: written anew
+        pass
+    new = {r["scenario"]: r for r in rows}
+    merged = [new.pop(r.get("scenario"), r) for r in kept if isinstance(r, dict)] + list(new.values())
+    summary = {"scenarios": merged,
+               "deviation": "max |FMU - reference| / range(reference) over the run, per output; worst output"}
+    path.write_text(json.dumps(summary, indent=2))
+    return summary

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..simulation.runs import RESOLUTION
+from .results import zero_outputs
 from ..analysis.plot_style import (MAX_CURVES, PALETTE, REFERENCE, display, figure_key, legend_outside, new_figure,
                                    save, wrapped_title)
 
@@ -343,8 +344,13 @@ def plot_scenario(scenario, fmu_result, reference: dict | None, out_dir: Path, u
 
 
 def plot_outputs(path: Path, title: str, result, names: list, units: dict) -> Path:
-    """``crane-cosim run --plot``: the outputs ``names`` in panels by kind and unit (:func:`output_panels`),
-    two columns of panels beyond six."""
+    """``crane-cosim run --plot``: the outputs ``names`` in panels by kind and unit (:func:`output_panels`), two
+    columns of panels beyond six; those 0 throughout (:func:`zero_outputs`) not drawn, the title naming them."""
+    zero = zero_outputs(result, names)
+    if zero and len(zero) < len(names):
+        names = [n for n in names if n not in zero]
+        shown = ", ".join(zero[:8]) + (f" and {len(zero) - 8} more" if len(zero) > 8 else "")
+        title = f"{title}\nnot drawn, 0 throughout: {shown}"
     panels = output_panels(names, units, result)
     save(time_series_figure(title, panels, result, columns=1 if len(panels) <= 6 else 2 if len(panels) <= 16 else 3),
          path)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import __version__
 
 __all__ = ["column_header", "write_csv", "read_csv", "write_metadata", "file_sha256", "metadata_path",
-           "parameter_values"]
+           "parameter_values", "zero_outputs"]
 
 DIMENSIONLESS = "-"  # header unit of a quantity without unit (integer flags, ratios)
 
@@ -124,3 +124,9 @@ def _jsonable(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
     return str(value)
+
+
+def zero_outputs(result, names: list) -> list:
+    """The outputs of ``names`` that are exactly 0 at every point (a moment a joint cannot carry, an input left
+    alone): a flat panel each, which :func:`app.plots.plot_outputs` leaves out."""
+    return [n for n in names if not np.any(np.asarray(result[n], dtype=float))]

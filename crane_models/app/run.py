@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..integration.scenario import check_step, communication_grid
 from .fmus import CliError, resolve_fmu
-from .run_inputs import _unknown, check_output_files, input_signals, parse_assignment
+from .run_inputs import _unknown, check_output_files, input_signals, parse_assignment, read_input_table
 
 __all__ = ["add_commands", "parse_assignment", "variable_table", "input_signals", "run_command"]
 
@@ -53,7 +53,10 @@ def _experiment(md, args) -> tuple:
     start = args.start if args.start is not None else float(de.startTime) if de and de.startTime else 0.0
     stop = args.stop if args.stop is not None else float(de.stopTime) if de and de.stopTime else 10.0
     step = args.step if args.step is not None else float(de.stepSize) if de and de.stepSize else 0.01
-    if not (math.isfinite(start) and math.isfinite(stop)) or stop <= start:
+    for option, value in (("--start", start), ("--stop", stop)):
+        if not math.isfinite(value):
+            raise CliError(f"{option} {value:g}: must be a finite number of seconds")
+    if stop <= start:
         raise CliError(f"--stop {stop:g} s must be later than --start {start:g} s")
     try:
         check_step(step, stop - start, "--step")
@@ -94,6 +97,7 @@ def run_fmu_command(args: argparse.Namespace) -> int:
     from .results import parameter_values, write_csv, write_metadata
 
     check_output_files(args)
+    table = read_input_table(args.input) if args.input else None  # before the FMU is built
     fmu_path = resolve_fmu(args.fmu, args.fmus, args.quiet)
     md = variable_table(fmu_path)
     if not md.fmiVersion.startswith("2") or md.coSimulation is None:
@@ -105,7 +109,7 @@ def run_fmu_command(args: argparse.Namespace) -> int:
         check_drawable([md.modelName])
     variables = {v.name: v for v in md.modelVariables}
     start_values = dict(parse_assignment(a, variables) for a in args.set)
-    names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])
+    names, inputs_at = input_signals(args.input, variables, table) if args.input else ([], lambda t: [])
     start, stop, step = _experiment(md, args)
     all_outputs = [n for n, v in variables.items() if v.causality == "output" and v.type in ("Real", "Integer", "Boolean")]
     outputs = [s.strip() for s in args.outputs.split(",")] if args.outputs else all_outputs
@@ -132,8 +136,12 @@ def run_fmu_command(args: argparse.Namespace) -> int:
         print(f"{len(times)} rows, t = {start:g} ... {stop:g} s, step {step:g} s -> {args.out}")
     if args.plot:
         from .plots import plot_outputs
+        from .results import zero_outputs
 
         png = plot_outputs(args.out.with_suffix(".png"), f"{md.modelName}: {fmu_path.name}", result, outputs, units)
+        zero = zero_outputs(result, outputs)
         if not args.quiet:
-            print(f"plot -> {png}" + ("" if args.outputs else f" (all {len(outputs)} outputs; --outputs A,B,... to choose)"))
+            print(f"plot -> {png}" + ("" if args.outputs else f" (all {len(outputs)} outputs; --outputs A,B,... to choose)")
+                  + (f"; {len(zero)} of them 0 throughout, not drawn: {', '.join(zero)}"
+                     if zero and len(zero) < len(outputs) else ""))
     return 0

@@ -11,7 +11,7 @@ import numpy as np
 
 from .fmus import CliError, writable_file
 
-__all__ = ["parse_assignment", "input_signals", "check_output_files"]
+__all__ = ["parse_assignment", "read_input_table", "input_signals", "check_output_files"]
 
 
 def _unknown(name: str, allowed: list, what: str) -> CliError:
@@ -61,9 +61,9 @@ def _first_bad_row(columns: dict, lines, path: Path) -> None:
                        f"{columns['time'][i - 1]:g} s on line {lines[i - 1]}; time must not decrease")
 
 
-def input_signals(path: Path, variables: dict) -> tuple:
-    """``(names, inputs_at)`` from a CSV: ``time`` and input columns, linear interpolation in between and
-    the end values held outside the table (as fmpy does for continuous inputs)."""
+def read_input_table(path: Path) -> tuple:
+    """``(columns, units, lines)`` of an ``--input`` CSV, checked without the FMU (before it is built or run): the
+    file readable, its syntax, a ``time`` column in s, every cell a finite number, time not going back."""
     from .results import read_csv
 
     try:
@@ -76,6 +76,16 @@ def input_signals(path: Path, variables: dict) -> tuple:
         raise CliError(f"--input {path}: needs a 'time' column (got {', '.join(columns)})")
     if units.get("time") not in (None, "s"):
         raise CliError(f"--input {path}: time must be in s (got [{units['time']}])")
+    _first_bad_row(columns, lines, path)
+    return columns, units, lines
+
+
+def input_signals(path: Path, variables: dict, table: tuple | None = None) -> tuple:
+    """``(names, inputs_at)`` from a CSV (``table``: what :func:`read_input_table` read from it, else read now):
+    ``time`` and input columns, linear interpolation in between and the end values held outside the table (as
+    fmpy does for continuous inputs)."""
+    columns, units, _ = table or read_input_table(path)
+    columns = dict(columns)
     inputs = [n for n, v in variables.items() if v.causality == "input"]
     for name in columns:
         if name != "time" and name not in inputs:
@@ -83,7 +93,6 @@ def input_signals(path: Path, variables: dict) -> tuple:
         unit = units.get(name)
         if name != "time" and unit not in (None, variables[name].unit or "-", variables[name].unit or ""):
             raise CliError(f"--input {path}: column {name} is in [{unit}], the FMU expects [{variables[name].unit}]")
-    _first_bad_row(columns, lines, path)
     t = columns.pop("time")
     names = list(columns)
 

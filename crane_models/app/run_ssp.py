@@ -17,15 +17,29 @@ from pathlib import Path
 
 import numpy as np
 
-from .fmus import CliError
+from .fmus import CliError, MissingTool
 
-__all__ = ["read_package", "run_ssp_command"]
+__all__ = ["read_package", "run_ssp_command", "libcosim_unavailable"]
 
 _NS = {"ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
        "ssc": "http://ssp-standard.org/SSP1/SystemStructureCommon",
        "ssv": "http://ssp-standard.org/SSP1/SystemStructureParameterValues",
        "osp": "http://opensimulationplatform.com/SSP/OSPAnnotations"}
 _TYPED = {"Real": float, "Integer": int, "Boolean": lambda text: text in ("true", "1")}
+
+
+def libcosim_unavailable() -> str | None:
+    """Why libcosim cannot run here (an SSP package, the demo's ship pairs): one line, or None when it can.
+    libcosimpy is an extra (pyproject.toml): its wheels exist for Linux x86-64 and Windows x64 (CPython >= 3.11)
+    only."""
+    try:
+        import libcosimpy.CosimExecution  # noqa: F401 -- loads libcosim's C library
+    except ImportError:
+        return ('libcosimpy is not installed (pip install "crane-cosim[libcosim]"; it has wheels for Linux x86-64 '
+                "and Windows x64, CPython >= 3.11, only)")
+    except OSError as exc:  # installed, but its C library does not load here (e.g. an older glibc)
+        return f"libcosimpy's C library does not load: {exc}"
+    return None
 
 
 def _parameter_values(archive: zipfile.ZipFile, component: ET.Element) -> dict:
@@ -78,6 +92,8 @@ def _grid(package: dict, args: argparse.Namespace) -> tuple:
     if args.start is not None and args.start != start:
         raise CliError(f"--start: an SSP run starts at the package's start time ({start:g} s)")
     stop = args.stop if args.stop is not None else stop if stop is not None else 10.0
+    if not math.isfinite(stop) or stop <= start:
+        raise CliError(f"--stop {stop:g}: must be a finite time after the package's start, {start:g} s")
     step = args.step if args.step is not None else step if step is not None else 0.01
     if not (math.isfinite(step) and 1e-6 <= step <= stop - start):
         raise CliError(f"--step {step:g} s must lie between 1e-06 s and the run's length, {stop - start:g} s")
@@ -100,9 +116,12 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
     from libcosimpy.CosimExecution import CosimExecution
     from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
     from libcosimpy.CosimManipulator import CosimManipulator
+    from libcosimpy.CosimEnums import CosimVariableType
     from libcosimpy.CosimObserver import CosimObserver
 
     from ..simulation.runs import FmuRunError
+
+    recorded = {"Real": CosimVariableType.REAL, "Integer": CosimVariableType.INTEGER}  # the types of its series
 
     log_output_level(CosimLogLevel.ERROR)
     execution = CosimExecution.from_ssp_file(str(path), step_size=int(round(step * 1e9)))
@@ -126,7 +145,14 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
     getters = {"Real": observer.last_real_values, "Integer": observer.last_integer_values,
                "Boolean": observer.last_boolean_values}
     reads = [(index[c], v.type, v.valueReference) for c, v in outputs]
-    rows, times = [], start + step * np.arange(1, n + 1)
+    # The row at t = start: libcosim initializes inside the first step and its last-value observer then holds the
+    # step's end; its time-series observer keeps the values at initialization (step 0), for Real and Integer only.
+    first = CosimObserver.create_time_series()
+    execution.add_observer(first)
+    series = [(i, kind, vr) for i, kind, vr in reads if kind in recorded]
+    for i, kind, vr in series:
+        first.start_time_series(i, vr, recorded[kind])
+    rows, times = [], start + step * np.arange(0, n + 1)
     for k in range(n):
         for name, value in zip(input_names, inputs_at(start + k * step)):
             i, v = ref(name)
@@ -135,19 +161,43 @@ def simulate_package(path: Path, package: dict, start_values: dict, input_names:
             raise FmuRunError(f"libcosim could not take the step from t = {start + k * step:g} s of {path.name} "
                               "(the FMUs' messages, if any, are above)", [])
         rows.append([float(getters[kind](i, [vr])[0]) for i, kind, vr in reads])
+        if k == 0:
+            rows.insert(0, _initial_row(first, reads, rows[0]))
+            for i, kind, vr in series:
+                first.stop_time_series(i, vr, recorded[kind])
     execution.stop()
-    data = np.array(rows, dtype=float).reshape(n, len(reads))
+    data = np.array(rows, dtype=float).reshape(n + 1, len(reads))
     return {"time": times, **{f"{c}.{v.name}": data[:, j] for j, (c, v) in enumerate(outputs)}}
+
+
+def _initial_row(observer, reads: list, after_first: list) -> list:
+    """The outputs at t = start from the time-series ``observer`` (its sample of step 0, initialization); a Boolean,
+    which libcosim does not record as a series, repeats its value after the first step (``after_first``)."""
+    row = []
+    for (i, kind, vr), later in zip(reads, after_first):
+        if kind not in ("Real", "Integer"):
+            row.append(later)
+            continue
+        # two samples asked (steps 0 and 1): libcosimpy 0.0.6 trims the answer by counting step numbers equal to 0,
+        # step 0 among them, so that one sample asked gives none
+        _, steps, values = (observer.time_series_real_samples if kind == "Real"
+                            else observer.time_series_integer_samples)(i, vr, 0, 2)
+        row.append(float(values[steps.index(0)]) if 0 in steps else later)
+    return row
 
 
 def run_ssp_command(args: argparse.Namespace) -> int:
     from .results import file_sha256, write_csv, write_metadata
-    from .run_inputs import check_output_files, input_signals, parse_assignment
+    from .run_inputs import check_output_files, input_signals, parse_assignment, read_input_table
 
     path = Path(args.fmu)
     if not path.is_file():
         raise CliError(f"SSP file {path} not found")
+    reason = libcosim_unavailable()
+    if reason:  # before anything is read or written: the run needs libcosim (an extra)
+        raise MissingTool(f"{path}: an SSP package runs in libcosim, and {reason}")
     check_output_files(args)
+    table = read_input_table(args.input) if args.input else None  # before the package is unpacked
     with tempfile.TemporaryDirectory(prefix="crane_cosim_ssp_") as tmp:
         package = read_package(path, Path(tmp))
         if args.view:
@@ -156,7 +206,7 @@ def run_ssp_command(args: argparse.Namespace) -> int:
             check_drawable([comp["model"] for comp in package["components"].values()])
         variables = {f"{c}.{n}": v for c, comp in package["components"].items() for n, v in comp["variables"].items()}
         start_values = dict(parse_assignment(a, variables) for a in args.set)
-        names, inputs_at = input_signals(args.input, variables) if args.input else ([], lambda t: [])
+        names, inputs_at = input_signals(args.input, variables, table) if args.input else ([], lambda t: [])
         start, step, n = _grid(package, args)
         outputs = [f"{c}.{v.name}" for c, v in _outputs(package)]
         if args.outputs:

@@ -13,14 +13,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["run_ship_demo", "ship_figure", "PAIR_RUNS", "run_in_libcosim", "run_in_ecos", "monolithic_run", "deviations",
-           "DEFAULT_RUNS"]
+__all__ = ["run_ship_demo", "ship_figure", "PAIR_RUNS", "run_in_libcosim", "run_in_ecos", "ecos_scratch",
+           "monolithic_run", "deviations", "DEFAULT_RUNS"]
 
 STOP = 10.0
 
@@ -146,6 +147,24 @@ def run_in_libcosim(structure: Path, setpoints, step: float, stop: float) -> dic
     return out
 
 
+@contextlib.contextmanager
+def ecos_scratch():
+    """A folder of our own for what Ecos unpacks, removed at the end: ecospy (0.7) unpacks an ``.ssp`` into
+    ``$TMPDIR/ecos_ssp_<uuid>`` (~1 MB) and leaves it there after ``free()``. Ecos reads ``TMPDIR`` when it unpacks,
+    so inside the block ``TMPDIR`` names a private folder (Python's ``tempfile`` keeps the folder it chose first)."""
+    folder = tempfile.mkdtemp(prefix="crane_cosim_ecos_")
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = folder
+    try:
+        yield Path(folder)
+    finally:
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def run_in_ecos(package: Path, setpoints, step: float, stop: float) -> dict:
     """The SSP package in Ecos (ecospy), its parameter set in force; ``setpoints(t)`` set on the crane before each
     step, as ``run_in_libcosim`` does. Same result layout."""
@@ -153,19 +172,20 @@ def run_in_ecos(package: Path, setpoints, step: float, stop: float) -> dict:
 
     EcosLib.set_log_level("warn")
     names = [f"{s}::{v}" for s in SIGNALS for v in SIGNALS[s]]
-    sim = EcosSimulation(step_size=step, ssp_path=str(package))
     rows = []
-    try:
-        if not sim.init(parameter_set="crane-cosim"):
-            raise RuntimeError(f"Ecos could not initialize {package.name}: {EcosLib.get_last_error()}")
-        for k in range(int(round(stop / step))):
-            for name, value in setpoints(k * step).items():
-                sim.set_real(f"crane::{name}", float(value))
-            sim.step()
-            rows.append([sim.get_real(n) for n in names])
-        sim.terminate()
-    finally:
-        sim.free()
+    with ecos_scratch():
+        sim = EcosSimulation(step_size=step, ssp_path=str(package))
+        try:
+            if not sim.init(parameter_set="crane-cosim"):
+                raise RuntimeError(f"Ecos could not initialize {package.name}: {EcosLib.get_last_error()}")
+            for k in range(int(round(stop / step))):
+                for name, value in setpoints(k * step).items():
+                    sim.set_real(f"crane::{name}", float(value))
+                sim.step()
+                rows.append([sim.get_real(n) for n in names])
+            sim.terminate()
+        finally:
+            sim.free()
     data = np.array(rows)
     out = {"time": step * np.arange(1, len(rows) + 1)}
     out.update({name.split("::")[1]: data[:, i] for i, name in enumerate(names)})

@@ -175,6 +175,9 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
     import plotly.graph_objects as go
 
     scene = crane_scene(model, parameters)
+    if force is None and DEFAULT_FORCE[model] not in columns:  # the user chose no force: do not name --force
+        raise CliError(f"the result has no column {DEFAULT_FORCE[model]}, which every {model} result carries (the "
+                       f"sidecar names the model): is the sidecar this CSV's? (--force COLUMN shows another force)")
     force = force or DEFAULT_FORCE[model]
     if force not in columns:
         raise CliError(f"--force {force}: not a column of the result ({', '.join(n for n in columns if n != 'time')})")

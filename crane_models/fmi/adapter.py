@@ -8,9 +8,8 @@ Errors: under the project's own FMI runtimes (``fmi/runtime``, FMI 2.0 and 3.0, 
 ``_fmi_runtime = "crane-cosim"``) a call with bad arguments or in a bad state raises :class:`FmiCallError`
 and the runtime returns ``fmi2Error``/``fmi3Error`` with the message; a step the integrator could not
 complete returns ``False`` (``fmi2Discard``/``fmi3Discard``), the state left at the start of the step. Under
-pythonfmu's own binaries (an FMU built without a C compiler) an escaping exception would become ``fmiFatal``
-and destroy the instance, so there the same failures are only logged with status Error. Either way the
-outputs keep their last finite values.
+pythonfmu's own binaries (an FMU built without a C compiler) an escaping exception would become ``fmiFatal`` and
+destroy the instance, so there the same failures are only logged with status Error; the outputs keep their values.
 """
 from __future__ import annotations
 
@@ -28,6 +27,7 @@ from .builder_api import fmi_api
 from .spec import STEP_BUDGET_PARAMETER, FmuSpec, check_parameters, check_range
 from .derivatives import directional_derivative
 from .initialization import InitialOutputs
+from .input_ranges import InputRanges
 from .kernel_steps import Handover, python_entry
 from .saved_states import decode_or_refuse, identity, install_codecs, state_problem
 from .value_table import (ValueTable, all_finite as _all_finite, finite as _finite, input_vector,
@@ -51,12 +51,10 @@ class SlaveAdapter:
         self._status = api.Status
         self._set_state_call = "fmi3SetFMUState" if api.version == 3 else "fmi2SetFMUstate"  # for its messages
         self.values: dict = {}
-        self.sim: Optional[CoSimulation] = None
-        self.error: Optional[str] = None
-        self.start_time = 0.0
-        self._outputs_valid = False
-        self._params_in_force: Optional[dict] = None
+        self.sim, self.error, self.start_time = None, None, 0.0  # Optional[CoSimulation], Optional[str], s
+        self._outputs_valid, self._params_in_force = False, None  # (and Optional[dict])
         self._initial: Optional[InitialOutputs] = None  # in Initialization Mode: the outputs follow the inputs
+        self._ranges = InputRanges([], {})  # the inputs' expected ranges: set when initialization ends
         C, V = api.Causality, api.Variability
         groups = ((spec.parameters, C.parameter, V.fixed), (spec.inputs, C.input, None), (spec.outputs, C.output, None))
         self._input_names = [v.name for v in spec.inputs]
@@ -198,14 +196,15 @@ class SlaveAdapter:
 
     @python_entry
     def exit_initialization_mode(self) -> None:
-        self._initial = None
+        self._initial, self.error = None, None  # (a failure below sets the error)
         try:
             check_parameters(self.spec.parameters, self.values)
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
             self._put_in_force(self._simulation(params, self.start_time), params)
+            self._ranges = InputRanges(self.spec.inputs, params, self.kernel_steps._warn)  # expected ranges
+            self._ranges.report(self.sim.inputs, self.start_time)
             if "time" in self.values:  # FMI 3.0's independent variable (FMI 2.0 has none)
                 self.values["time"] = self.start_time
-            self.error = None
             self._refresh_outputs()
         except Exception as exc:  # noqa: BLE001 -- any failure must become an FMI error with its message
             self.sim = None
@@ -263,6 +262,7 @@ class SlaveAdapter:
         inputs = self._input_vector(self.fail)
         if inputs is None:
             return False
+        self._ranges.report(inputs, current_time)
         try:
             self.sim.set_inputs(inputs)
             # The host's clock is the time: a host that computes its points as k h (or sums its steps)

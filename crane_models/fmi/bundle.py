@@ -30,6 +30,7 @@ BUNDLED_FILES = (
     "models/__init__.py", "models/on_ship.py",
     "models/*/*.py",
     "fmi/__init__.py", "fmi/adapter.py", "fmi/builder_api.py", "fmi/derivatives.py", "fmi/initialization.py",
+    "fmi/input_ranges.py",
     "fmi/saved_states.py",
     "fmi/spec.py", "fmi/state_format.py", "fmi/value_table.py", "fmi/kernel_steps.py",
 )

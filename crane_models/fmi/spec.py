@@ -28,6 +28,9 @@ class FmuVariable:
     high: float = math.inf
     low_open: bool = False
     display_unit: Optional[str] = None
+    # An input's expected range, (low, high): numbers or names of parameters (a joint's stroke limits). A value
+    # outside is not refused -- the run goes on -- but the FMU warns, once per excursion (fmi/input_ranges.py).
+    expected_range: tuple = ()
 
 
 @dataclass

@@ -10,9 +10,11 @@ import numpy as np
 from ..models.registry import SPECS
 from ..integration.scenario import Scenario, communication_grid
 from ..integration.reference import simulate_reference
+from .interrupts import between_steps
 from .unpacked import unpacked_fmu
 
-__all__ = ["run_fmu", "run_fmu_manual", "co_simulate", "run_standalone", "max_relative_deviation",
+__all__ = ["run_fmu", "run_fmu_manual", "co_simulate", "run_standalone", "run_model_reference",
+           "max_relative_deviation",
            "communication_grid", "output_units", "output_names", "fmi_version", "FmuRunError", "FMI_STATUS"]
 
 FMI_STATUS = ("OK", "Warning", "Discard", "Error", "Fatal", "Pending")
@@ -74,25 +76,28 @@ def co_simulate(fmu_path: Path, times: np.ndarray, start_values: dict, input_nam
     names = outputs or output_names(fmu_path)
     get = _getter(fmu.fmu, fmu.types, fmu.vr, names)
     t0 = float(times[0])
-    try:
+    with between_steps() as interrupted:  # Ctrl-C ends the run between steps, not inside the FMU's doStep
         try:
-            fmu.initialize({**start_values, **dict(zip(input_names, inputs_at(t0)))}, start_time=t0)
-        except FMICallException as exc:
-            raise FmuRunError(f"initialization of {Path(fmu_path).name} failed ({exc})", messages) from None
-        rows = [get()]
-        for t0, t1 in zip(times[:-1], times[1:]):
-            fmu.set(dict(zip(input_names, inputs_at(t0))))
-            fmu.t = float(t0)  # the master's grid, not an accumulated sum
             try:
-                fmu.step(float(t1 - t0))
+                fmu.initialize({**start_values, **dict(zip(input_names, inputs_at(t0)))}, start_time=t0)
             except FMICallException as exc:
-                raise FmuRunError(f"doStep from t = {t0:.10g} s by {t1 - t0:.6g} s failed ({exc})", messages) from None
-            rows.append(get())
-            if on_step:
-                on_step(float(t1))
-        fmu.fmu.terminate()
-    finally:
-        fmu.fmu.freeInstance()
+                raise FmuRunError(f"initialization of {Path(fmu_path).name} failed ({exc})", messages) from None
+            rows = [get()]
+            for t0, t1 in zip(times[:-1], times[1:]):
+                fmu.set(dict(zip(input_names, inputs_at(t0))))
+                fmu.t = float(t0)  # the master's grid, not an accumulated sum
+                try:
+                    fmu.step(float(t1 - t0))
+                except FMICallException as exc:
+                    raise FmuRunError(f"doStep from t = {t0:.10g} s by {t1 - t0:.6g} s failed ({exc})", messages) from None
+                rows.append(get())
+                if interrupted():
+                    raise KeyboardInterrupt
+                if on_step:
+                    on_step(float(t1))
+            fmu.fmu.terminate()
+        finally:
+            fmu.fmu.freeInstance()
     data = np.array(rows, dtype=float)
     result = {"time": np.asarray(times, dtype=float)}
     result.update({n: data[:, i] for i, n in enumerate(names)})
@@ -177,6 +182,32 @@ def run_standalone(scenario: Scenario, step: float, rtol: float = 1e-10, atol: f
     model, x0, _ = spec.build(values)
     return simulate_reference(model, x0, communication_grid(scenario.stop_time, step), scenario.inputs_at,
                               rtol=rtol, atol=atol, method=method, on_step=on_step)
+
+
+def run_model_reference(scenario: Scenario, step: float, rtol: float = 1e-10, atol: float = 1e-10) -> dict:
+    """A reference by the model's own DOP853 (integrator code 4: the compiled kernel's stepper where it is built)
+    at ``rtol`` / ``atol``, inputs held over each communication step -- the FMU's stepping with the tolerances
+    tightened, without the FMU -- for a model whose spec has the ``integrator``, ``rtol`` and ``atol`` parameters.
+    The same DOP853 pair as :func:`run_standalone`'s ``solve_ivp`` without its Python loop (the FlexibleCrane's 10 s
+    of the cross-check: 12 s instead of 33 s on an idle machine). ``{name: array}`` on the grid, as
+    :func:`run_standalone`."""
+    from ..integration.cosimulation import CoSimulation
+
+    spec = SPECS[scenario.fmu]()
+    values = {v.name: v.start for v in spec.parameters}
+    values.update(scenario.start_values)
+    values.update(integrator=4, rtol=rtol, atol=atol)
+    model, x0, options = spec.build(values)
+    times = communication_grid(scenario.stop_time, step)
+    sim = CoSimulation(model, x0, t0=float(times[0]), inputs=np.asarray(scenario.inputs_at(times[0]), dtype=float),
+                       **options)
+    rows = [sim.outputs()]
+    for t0, t1 in zip(times[:-1], times[1:]):
+        sim.set_inputs(np.asarray(scenario.inputs_at(t0), dtype=float))
+        sim.t = float(t0)
+        sim.step(float(t1 - t0))
+        rows.append(sim.outputs())
+    return {"time": times, **{name: np.array([r[name] for r in rows]) for name in rows[0]}}
 
 
 # Smallest range an output is judged against: below it a signal is "constant" (e.g. the zero moment n_x

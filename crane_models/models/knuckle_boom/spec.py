@@ -36,8 +36,8 @@ def knuckle_boom_spec() -> FmuSpec:
     payload = payload_parameters()
     # Set-points start at the initial pose, so an unconnected set-point input holds the crane still.
     start = {"q1_ref": init.q1_0, "q2_ref": init.q2_0, "q3_ref": init.q3_0}
-    inputs = [FmuVariable(n, u, d, start.get(n, 0.0), display_unit="deg" if u == "rad" else None)
-              for n, u, d in INPUTS]
+    inputs = [FmuVariable(n, u, d, start.get(n, 0.0), display_unit="deg" if u == "rad" else None,
+                          expected_range=SET_POINT_RANGES.get(n, ())) for n, u, d in INPUTS]
     outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in OUTPUTS]
     outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
     inputs += [FmuVariable(n, u, d, 0.0) for n, u, d in PAYLOAD_INPUTS]
@@ -68,11 +68,17 @@ def payload_parameters() -> list:
                         "deck_damping) or none (false)", False, "boolean")] + parameters_from_dataclasses(PayloadParameters())
 
 
+# The cylinders' set-points within their strokes (the parameters of parameters.KnuckleBoomParameters): beyond, the
+# end stop holds the cylinder and the FMU warns (fmi/input_ranges.py).
+SET_POINT_RANGES = {"q2_ref": ("q2_min", "q2_max"), "q3_ref": ("q3_min", "q3_max")}
+
+
 def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     """The same crane, parameters and solver settings on a base whose motion is an input (:mod:`.moving_base`)."""
     fixed = knuckle_boom_spec()
     inputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in MB_INPUTS]
-    inputs = [dataclasses.replace(v, start=s.start) if (s := _by_name(fixed.inputs, v.name)) else v for v in inputs]
+    inputs = [dataclasses.replace(v, start=s.start, expected_range=s.expected_range)
+              if (s := _by_name(fixed.inputs, v.name)) else v for v in inputs]
     outputs = [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None)
                for n, u, d in tuple(MB_OUTPUTS) + tuple(MOUNTING_OUTPUTS)]
     outputs += [FmuVariable(n, u, d, 0, "integer") for n, u, d in INTEGER_OUTPUTS]
