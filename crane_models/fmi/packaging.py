@@ -206,7 +206,7 @@ def build_fmus(specs: dict[str, Callable[[], FmuSpec]], out_dir: Path, fmi_versi
         if kernel is None and not chosen:
             warnings.warn("the compiled dynamics kernel (crane_models/core/native/*.c) is not built -- was a C "
                           "compiler missing at pip install? The FMUs will run the numpy implementation, 3-6 "
-                          "times slower (README, Performance)", stacklevel=2)
+                          "times slower (docs/performance.md)", stacklevel=2)
         for name, make_spec in specs.items():
             inputs = build_inputs_sha256(name, fmi_version, binaries)
             target = out_dir / f"{name}.fmu"

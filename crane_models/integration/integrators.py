@@ -207,8 +207,8 @@ class DormandPrince853(_ExplicitPair):
     """DOP853, 12 new evaluations per step (the thirteenth stage is the derivative at the new solution, FSAL):
     for models whose step is held by accuracy on fast undamped modes at a tight tolerance -- the flexible
     crane's link elements at rtol 1e-7, where it takes 1.6-1.8 times fewer evaluations than Dormand-Prince
-    5(4) (README, FlexibleCrane) -- and whose stability then needs ``h |λ| ≤ 5.9`` on the imaginary axis
-    (about 1.0 for Dormand-Prince 5(4)) and 6.4 on the negative real one (3.3)."""
+    5(4) (docs/performance.md, "The flexible crane's steppers") -- and whose stability then needs ``h |λ| ≤ 5.9``
+    on the imaginary axis (about 1.0 for Dormand-Prince 5(4)) and 6.4 on the negative real one (3.3)."""
 
     _ORDER = 8  # the combined estimate is of order 8 in h (dop853_coefficients)
 

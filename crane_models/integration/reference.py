@@ -26,7 +26,8 @@ def simulate_reference(model, x0: np.ndarray, times: np.ndarray, inputs_at: Call
     ``method`` (``IMPLICIT_METHODS``, e.g. ``"Radau"`` for a stiff model) gets the model's ``jacobian(t, x, inputs)``
     when it has one (the kernel's), else differences its own."""
     # Imported here, not at module level: scipy.integrate (through scipy._lib._uarray) makes a native host that
-    # embeds Python crash at exit (README, Co-simulation engines); this module must stay harmless to import.
+    # embeds Python crash at exit (docs/validation.md, "Hosts and co-simulation engines"); this module must stay
+    # harmless to import.
     from scipy.integrate import solve_ivp
 
     times = np.asarray(times, dtype=float)

@@ -30,7 +30,7 @@ PARAMETER_CLASSES = (FlexibleCraneParameters, SupportParameters, FrictionTable, 
 
 SETTINGS = [
     # At most 64 elements: each adds 3 coordinates (n = 198 at 64) and the cost grows ~4x per doubling
-    # (README, FlexibleCrane performance); the paper uses 4.
+    # (docs/performance.md, "FlexibleCrane"); the paper uses 4.
     FmuVariable("n_rfe", "", "number of rigid finite elements of link (c,2), eq. (7) (1 = rigid link; paper: 4)",
                 4, "integer", low=1, high=64),
     FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer",
@@ -46,7 +46,7 @@ SETTINGS = [
     # Dormand-Prince 5(4) with elements (1.1 with the rigid link, its step capped at 2 ms: DOP853_FRICTION_STEP),
     # while the Rosenbrock-W stepper would need more at equal accuracy; with damped elements
     # (sde_damping) the high element modes decay and from 16 elements the explicit pair is held by their
-    # stability limit alone: then the kernel's Rosenbrock-W stepper (README, FlexibleCrane performance).
+    # stability limit alone: then the kernel's Rosenbrock-W stepper (docs/performance.md, "FlexibleCrane").
     FmuVariable("integrator", "", INTEGRATOR_DESCRIPTION + f", {AUTOMATIC} automatic: 1 when the spectrum of the "
                 "Jacobian at the start has modes that decay far faster than the fastest one that must be followed "
                 "(damped elements), else 4", AUTOMATIC, "integer", low=min(INTEGRATOR_CODES),

@@ -31,7 +31,7 @@ def knuckle_boom_spec() -> FmuSpec:
     # from 1e-3 to 1e-5 (measured, demo scenario; 9e-9 at 1 ms) -- 100 times inside the 0.1 % bound --
     # while 1e-5 splits a fifth of the 10 ms steps in two for no visible gain.
     # RK23: one step of 3 evaluations spans a communication step of this smooth, well-damped model; DP5
-    # would spend 6 for no accuracy the validation can see (measured: README, Performance).
+    # would spend 6 for no accuracy the validation can see (measured: docs/performance.md).
     params += [integrator_parameter(0), SOLVER_PARAMETERS[0], dataclasses.replace(SOLVER_PARAMETERS[1], start=1e-4)]
     payload = payload_parameters()
     # Set-points start at the initial pose, so an unconnected set-point input holds the crane still.
