@@ -53,10 +53,11 @@ def test_missing_ecospy_is_one_line_and_exit_2(capfd, monkeypatch, tmp_path):
     real_find_spec = native.importlib.util.find_spec
     monkeypatch.setattr(native.importlib.util, "find_spec",
                         lambda name, *a: None if name == "ecospy" else real_find_spec(name, *a))
-    assert native.ecospy_problem() == "ecospy is not installed: pip install ecospy"
+    missing = 'ecospy is not installed: pip install "crane-cosim[ecos]" (Linux x86-64 and Windows x64)'
+    assert native.ecospy_problem() == missing
     code, _, err = ecos_cli(capfd, "KnuckleBoomCrane", "--fmus", tmp_path / "fmus", "--stop", "0.2")
     assert code == 2
-    assert err.splitlines() == ["crane-cosim ecos: error: ecospy is not installed: pip install ecospy"]
+    assert err.splitlines() == [f"crane-cosim ecos: error: {missing}"]
     assert not (tmp_path / "fmus").exists()  # refused before any FMU was built
 
 

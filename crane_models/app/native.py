@@ -94,7 +94,7 @@ def ecospy_problem() -> str | None:
     dependency), have no binaries for this platform, or lack its system library (Linux: oneTBB)."""
     binaries = _ecospy_binaries()
     if binaries is None:
-        return "ecospy is not installed: pip install ecospy"
+        return 'ecospy is not installed: pip install "crane-cosim[ecos]" (Linux x86-64 and Windows x64)'
     library = binaries / ("libecosc.dll" if os.name == "nt" else "libecosc.so")
     if not library.is_file():
         return f"ecospy has no native library for this platform ({library} missing)"
