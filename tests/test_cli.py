@@ -223,6 +223,23 @@ def test_a_set_point_beyond_the_stroke_is_warned_about_once_and_the_run_goes_on(
     assert read_rows(out)[1][-1][1] > 1.5  # the end stop holds it beyond the stroke's end, the run went on
 
 
+def test_a_set_point_driven_across_the_stroke_by_an_input_file_is_warned_about_at_each_excursion(capsys, tmp_path,
+                                                                                                 fmu_dir):
+    """The same through --input, where the compiled kernel takes the steps by itself: it declines each step whose
+    set-point crosses the range (in or out), Python takes it and warns once per excursion -- out, back in, out
+    again: two warnings, the second at the second excursion's start."""
+    signals = tmp_path / "signals.csv"
+    signals.write_text("time [s],q2_ref [m]\n0,0.6\n0.1,0.6\n0.15,3\n0.2,0.6\n0.25,0.6\n0.3,3\n0.5,3\n")
+    out = tmp_path / "r.csv"
+    code, _, err = cli(capsys, "run", "KnuckleBoomCrane", "--fmus", fmu_dir, "--set", "q2_max=1.5", "--input", signals,
+                       "--stop", "0.5", "--outputs", "q2", "--out", out, "--quiet")
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("FMU [Warning]") and "q2_ref" in line]
+    assert len(warnings) == 2, err
+    times = [float(w.split(" at t = ")[1].split(" s")[0]) for w in warnings]
+    assert 0.1 < times[0] < 0.15 and 0.25 < times[1] < 0.3, times  # where the signal leaves [0, 1.5] m
+
+
 def test_run_applies_input_signals_from_csv(capsys, tmp_path, fmu_dir):
     """Controller off, no gravity: the applied king torque is the input alone. The CSV ramps it linearly
     (1000 N·m/s); the master holds the input of t over the step [t, t + h], so the output at t + h is the

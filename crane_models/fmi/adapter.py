@@ -201,7 +201,7 @@ class SlaveAdapter:
             check_parameters(self.spec.parameters, self.values)
             params = {v.name: self.values[v.name] for v in self.spec.parameters}
             self._put_in_force(self._simulation(params, self.start_time), params)
-            self._ranges = InputRanges(self.spec.inputs, params, self.kernel_steps._warn)  # expected ranges
+            self._ranges = self.kernel_steps.ranges = InputRanges(self.spec.inputs, params, self.kernel_steps._warn)
             self._ranges.report(self.sim.inputs, self.start_time)
             if "time" in self.values:  # FMI 3.0's independent variable (FMI 2.0 has none)
                 self.values["time"] = self.start_time

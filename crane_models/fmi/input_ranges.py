@@ -5,8 +5,9 @@ until it has come back and left again. Generic: the bounds are numbers or the na
 parameters in force.
 
 Checked where Python sees the inputs: when initialization ends (the start values) and at every communication step
-Python takes. A step the compiled kernel takes by itself (fmi/kernel_steps.py) does not look; a value that leaves the
-range there is reported at the next call that runs Python."""
+Python takes. A step the compiled kernel would take by itself (fmi/kernel_steps.py) is declined when one of these
+inputs crosses its range (in or out, against the inputs in force: ``kernel_ranges``), so Python takes it and this
+check sees every excursion start and end."""
 from __future__ import annotations
 
 import math
@@ -27,6 +28,10 @@ class InputRanges:
                         for i, v in enumerate(inputs) if v.expected_range]
         self._outside: set = set()
         self._sources = {v.name: v.expected_range for v in inputs if v.expected_range}
+
+    def kernel_ranges(self) -> list:
+        """``(input index, low, high)`` of each input with an expected range: what the kernel's steps watch."""
+        return [(i, low, high) for i, _, _, low, high in self._ranges]
 
     def report(self, inputs, t: float) -> None:
         """Each warning of :meth:`check` through ``warn``."""

@@ -128,6 +128,7 @@ class Handover:
         self._slot: Optional[RuntimeSlot] = None
         self._sim: Optional[CoSimulation] = None
         self._steps: Optional[KernelSteps] = None
+        self.ranges = None  # the adapter's InputRanges: its inputs' expected ranges, which the kernel's steps watch
 
     def _runtime_slot(self) -> Optional[RuntimeSlot]:
         if self._slot is None:
@@ -153,6 +154,8 @@ class Handover:
             if sim is not self._sim:
                 self._sim, self._steps = sim, None
                 self._steps = KernelSteps.of(sim, table.output_names, *table.kernel_slots())
+                if self._steps is not None and self.ranges is not None:
+                    self._steps.native.expect_ranges(self.ranges.kernel_ranges())
             if self._steps is not None and self._steps.hand_over():
                 slot.record, slot.step = self._steps.native.record, self._steps.native.function
         except Exception as exc:  # noqa: BLE001 -- a defect here costs speed, never a step: Python steps on

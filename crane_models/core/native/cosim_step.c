@@ -35,13 +35,26 @@ static int read_inputs(const mbs_cosim *c, const double *reals) {
     return changed;
 }
 
+/* Whether an input with an expected range is inside it in one of the inputs in force and outside in the new ones, or
+ * the other way round. */
+static int range_crossed(const mbs_cosim *c) {
+    for (int i = 0; i < c->n_ranges; i++) {
+        const int at = c->range_at[i];
+        const double lo = c->range_lo[i], hi = c->range_hi[i], was = c->inputs[at], now = c->inputs_next[at];
+        if ((lo <= was && was <= hi) != (lo <= now && now <= hi)) return 1;
+    }
+    return 0;
+}
+
 /* The opening every step variant shares: the times accepted (else MBS_COSIM_TIME), the inputs read into inputs_next
- * (*changed: whether they changed) and finite (else MBS_COSIM_INPUTS), and k set to the derivative at the point (the
+ * (*changed: whether they changed) and finite (else MBS_COSIM_INPUTS), none across its expected range (else
+ * MBS_COSIM_RANGE), and k set to the derivative at the point (the
  * caller replaces it for new inputs). MBS_COSIM_DONE when the step may go on. */
 int mbs_cosim_begin(mbs_cosim *c, double t, double t_end, const double *reals, int *changed) {
     if (!times_accepted(c, t, t_end)) return MBS_COSIM_TIME;
     *changed = read_inputs(c, reals);
     if (!mbs_cosim_all_finite(c->inputs_next, c->n_in)) return MBS_COSIM_INPUTS;
+    if (*changed && range_crossed(c)) return MBS_COSIM_RANGE;
     memcpy(c->k, c->xdot, sizeof(double) * c->size);
     return MBS_COSIM_DONE;
 }

@@ -14,7 +14,7 @@ enum { MBS_COSIM_CRANE_OUTPUTS = 0, MBS_COSIM_CUT_OUTPUTS = 1, MBS_COSIM_POINT_O
 
 /* Why a step was declined (mbs_cosim_step's return value; nothing changed, the caller steps another way). */
 enum { MBS_COSIM_DONE = 0, MBS_COSIM_TIME = 1, MBS_COSIM_INPUTS = 2, MBS_COSIM_UPDATE = 3, MBS_COSIM_STEPPER = 4,
-       MBS_COSIM_STATE = 5, MBS_COSIM_OUTPUTS = 6, MBS_COSIM_EVENT = 7 };
+       MBS_COSIM_STATE = 5, MBS_COSIM_OUTPUTS = 6, MBS_COSIM_EVENT = 7, MBS_COSIM_RANGE = 8 };
 
 /* The record of one model instance's kernel steps (core/native/cosim_step.py fills it; integration/kernel_steps.py
  * says when a step may be taken here). CoSimulation.step with integration.cosimulation's rules is the
@@ -54,6 +54,11 @@ typedef struct {
     /* 1: new inputs are evaluated afresh (mbs_derivative at the point), for a model without an exact update, whose
      * CoSimulation.set_inputs drops the evaluation; 0: updated by mbs_update_inputs */
     int fresh_inputs;
+    /* inputs with an expected range (fmi/input_ranges.py): a step whose input enters or leaves [lo, hi] against the
+     * inputs in force is declined (MBS_COSIM_RANGE), so Python takes it and says so once per excursion */
+    int n_ranges;
+    const int *range_at;
+    const double *range_lo, *range_hi;
 } mbs_cosim;
 
 /* Entry point: the communication step from t (within mbs_time_rounding of c->t) by h with the inputs in the table;

@@ -19,7 +19,8 @@ _P, _I, _D, _L = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_long
 
 # mbs_cosim_step's return values (cosim_step.h): why a step was declined
 COSIM_REASONS = {1: "the step's times", 2: "an input not finite", 3: "the inputs' update", 4: "the stepper",
-                 5: "the state's check", 6: "an output not finite", 7: "a state event"}
+                 5: "the state's check", 6: "an output not finite", 7: "a state event",
+                 8: "an input across its expected range"}
 
 
 class Cosim(ctypes.Structure):
@@ -35,7 +36,8 @@ class Cosim(ctypes.Structure):
                 + [(name, _D) for name in ("t", "h")]
                 + [(name, _P) for name in ("x", "xdot", "rec", "inputs", "rec_next", "inputs_next", "update_work")]
                 + [(name, _L) for name in ("steps", "evaluations", "accepted", "rejected")]
-                + [("fresh_inputs", _I)])
+                + [("fresh_inputs", _I)]
+                + [("n_ranges", _I)] + [(name, _P) for name in ("range_at", "range_lo", "range_hi")])
 
 
 def _ints(values: Sequence[int]) -> np.ndarray:
@@ -89,6 +91,15 @@ class NativeCosimStep:
         self.function = ctypes.cast(getattr(library(), self.ENTRY_POINT), ctypes.c_void_p).value
         self.record = ctypes.addressof(whole)
         self._stepping = None
+
+    def expect_ranges(self, ranges: Sequence[tuple]) -> None:
+        """``ranges``: ``(input index, low, high)`` of the inputs with an expected range (fmi/input_ranges.py): a step
+        whose input crosses one of them is declined, so that Python takes it and warns."""
+        self._ranges = (_ints([r[0] for r in ranges]), np.array([float(r[1]) for r in ranges] or [0.0]),
+                        np.array([float(r[2]) for r in ranges] or [0.0]))
+        c = self._record
+        c.n_ranges = len(ranges)
+        c.range_at, c.range_lo, c.range_hi = (a.ctypes.data for a in self._ranges)
 
     def _new_record(self) -> tuple:
         """``(the record the entry point takes, its mbs_cosim part)``."""
