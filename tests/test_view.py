@@ -212,3 +212,24 @@ def test_the_gif_shows_the_crane_moving(runs, tmp_path):
         image.seek(i)
         frames.append(_crane_pixels(np.asarray(image.convert("RGB")).astype(int)))
     assert frames[0].sum() > 20 and (frames[0] ^ frames[1]).sum() > 20
+
+
+def test_the_page_is_fitted_to_the_crane_not_the_deck():
+    """A ship run with no slew (the crane stays in the y-z plane, as the SSP ship pair's default run): each
+    horizontal axis spans about the crane's reach (not the 1.5-reach deck, not zero), and holds every member."""
+    from crane_models.app.view import build_figure
+
+    n = 5
+    columns = {"time": np.linspace(0, 1, n), "q1": np.zeros(n), "q2": np.full(n, 0.6), "q3": np.full(n, 0.6),
+               "interface_force_z": np.zeros(n)}
+    fig = build_figure("KnuckleBoomCraneOnMovingBase", {}, columns, {"interface_force_z": "N"})
+    scene = crane_scene("KnuckleBoomCraneOnMovingBase", {})
+    ranges = [sorted(fig.layout.scene[a].range) for a in ("xaxis", "yaxis", "zaxis")]
+    for lo, hi in ranges[:2]:
+        assert 0.9 * scene.reach <= hi - lo <= 1.2 * scene.reach, (ranges, scene.reach)
+    pose = scene.pose({"q1": 0.0, "q2": 0.6, "q3": 0.6})
+    for a, b in [s for segs in pose.members.values() for s in segs]:
+        for p in (a, b):
+            assert all(lo <= c <= hi for c, (lo, hi) in zip(p, ranges)), (p, ranges)
+    deck = fig.data[0]
+    assert min(deck.x) >= ranges[0][0] and max(deck.x) <= ranges[0][1]
