@@ -39,3 +39,25 @@ def test_display_units():
     assert display("rad") == ("deg", 180.0 / np.pi)
     assert display("N", 3.5e5) == ("kN", 1e-3) and display("N", 900.0) == ("N", 1.0)
     assert display("N.m", 2e4) == ("kN·m", 1e-3)
+
+
+def test_an_aliased_mode_of_a_short_run_is_drawn_as_its_band_not_a_zig_zag():
+    """The damped 16-element crane's demo: 1 s at 10 ms (101 samples, fewer than the axis' pixels) of its 40 Hz
+    support mode: a line through the samples draws a false, slower wave; the figure draws the min/max band and
+    no line through the samples. A well-sampled motion of the same run stays a line."""
+    from matplotlib.collections import PolyCollection
+
+    from crane_models.app.plots import Panel, time_series_figure
+    from crane_models.analysis.plot_style import pyplot
+
+    t = np.arange(101) * 0.01
+    result = {"time": t, "z_b": -2e-4 + 2e-4 * np.sin(2 * np.pi * 40.0 * t + 0.3) + 1e-5 * t,
+              "q": 0.3 * np.sin(2 * np.pi * t)}
+    fig = time_series_figure("t", [Panel("m", [("z_b", "z(b)", "")]), Panel("rad", [("q", "q", "")])], result)
+    try:
+        band_ax, line_ax = fig.axes[:2]
+        assert any(isinstance(c, PolyCollection) for c in band_ax.collections)
+        assert all(len(line.get_xdata()) < len(t) for line in band_ax.lines), "a line through the samples"
+        assert not line_ax.collections and max(len(line.get_xdata()) for line in line_ax.lines) == len(t)
+    finally:
+        pyplot().close(fig)
