@@ -61,3 +61,27 @@ def test_an_aliased_mode_of_a_short_run_is_drawn_as_its_band_not_a_zig_zag():
         assert not line_ax.collections and max(len(line.get_xdata()) for line in line_ax.lines) == len(t)
     finally:
         pyplot().close(fig)
+
+
+def test_the_programmed_motion_is_under_its_curve_in_the_same_colour_in_legend_and_key():
+    """fig_end_effector: z_E follows its programmed motion within millimetres; the wide pale target is drawn under
+    z_E, and the figure key shows it in the colour the axes' legend (and the axes) give it."""
+    from matplotlib.colors import to_rgba
+
+    from crane_models.app.plots import Panel, time_series_figure
+    from crane_models.analysis.plot_style import pyplot
+
+    t = np.arange(101) * 0.01
+    result = {"time": t, "tip_x": 0.1 * t, "tip_z": 1.8 + 0.2 * t ** 2, "z_E_programmed": 1.8 + 0.2 * t ** 2}
+    panel = Panel("m", [("tip_x", "x_E", ""), ("tip_z", "z_E", ""), ("z_E_programmed", "z_E programmed", "target")])
+    fig = time_series_figure("t", [panel], result)
+    try:
+        ax = fig.axes[0]
+        lines = {line.get_label(): line for line in ax.lines}
+        target, curve = lines["z_E programmed"], lines["z_E"]
+        assert target.get_zorder() < curve.get_zorder() and target.get_alpha() < 1.0
+        key = {text.get_text(): handle for text, handle in zip(fig.legends[0].texts, fig.legends[0].legend_handles)}
+        swatch = next(h for text, h in key.items() if text.startswith("programmed motion"))
+        assert to_rgba(swatch.get_color(), swatch.get_alpha()) == to_rgba(target.get_color(), target.get_alpha())
+    finally:
+        pyplot().close(fig)

@@ -228,6 +228,7 @@ def output_panels(names: list, units: dict, result) -> list:
 
 
 BAND_ALPHA = 0.35  # opacity of a band's fill
+TARGET_WIDTH, TARGET_ALPHA = 5.0, 0.35  # [pt], opacity: a programmed motion, wide and pale under the curves
 
 
 def _draw(ax, t, y, color, label, band: bool, columns: int, reference: bool = False, target: bool = False) -> None:
@@ -244,7 +245,8 @@ def _draw(ax, t, y, color, label, band: bool, columns: int, reference: bool = Fa
     elif reference:
         ax.plot(t, y, color=REFERENCE, lw=0.9, ls=(0, (4, 3)), label=label)
     elif target:
-        ax.plot(t, y, color=color, lw=5.0, alpha=0.35, solid_capstyle="butt", label=label, zorder=1.5)
+        ax.plot(t, y, color=color, lw=TARGET_WIDTH, alpha=TARGET_ALPHA, solid_capstyle="butt", label=label,
+                zorder=1.5)  # under the curves (zorder 2): the curve that follows it stays on top
     else:
         ax.plot(t, y, color=color, lw=1.4, label=label)
 
@@ -291,7 +293,8 @@ def _draw_panel(ax, panel: Panel, result, reference, largest: float | None = Non
         exact = name in zero and not np.any(np.asarray(result[name], float))
         label = _label_without_unit(label) + (" = 0" if exact else " ≈ 0 (round-off)" if name in zero else "")
         _draw(ax, t, ys[name], color, label, band, columns, target=role == "target")
-        drawn["target"] |= role == "target"
+        if role == "target" and not drawn["target"]:
+            drawn["target"] = color  # the key shows it in its own colour, as the legend does
         if reference is not None and role != "target":
             t_ref = np.asarray(reference["time"], float)
             y_ref = factor * np.asarray(reference[name], float) * (name not in zero)
@@ -314,8 +317,10 @@ def _key(drawn: list, note: str = "", reference_name: str = "standalone referenc
     entries = [(Line2D([], [], color="0.35", lw=1.4), "FMU under fmpy (coloured)")]
     if any(d["reference"] for d in drawn):
         entries.append((Line2D([], [], color=REFERENCE, lw=0.9, ls=(0, (4, 3))), f"{reference_name} (dashed black)"))
-    if any(d["target"] for d in drawn):
-        entries.append((Line2D([], [], color="0.35", lw=5.0, alpha=0.35), "programmed motion (wide, pale)"))
+    targets = [d["target"] for d in drawn if d["target"]]
+    if targets:
+        entries.append((Line2D([], [], color=targets[0], lw=TARGET_WIDTH, alpha=TARGET_ALPHA),
+                        "programmed motion (wide, pale, under its curve)"))
     widths = [d["band"] for d in drawn if d["band"]]
     if widths:
         entries.append((Patch(facecolor=to_rgba("0.35", BAND_ALPHA), edgecolor="0.35"),
