@@ -284,29 +284,41 @@ def write_gif(csv_path: Path, out: Path, seconds: float = 6.0, fps: int = 6, siz
     force = DEFAULT_FORCE[model]
 
     def draw(i: int):
-        ax.cla()
-        deck = np.vstack([deck_corners, deck_corners[:1]])
-        ax.plot(deck[:, 0], deck[:, 1], deck[:, 2], color="#4a90c2", lw=1)
-        pose = poses[i]
-        for style, (colour, width) in STYLES.items():
-            for a, b in pose.members.get(style, []):
-                ax.plot(*zip(a, b), color=colour, lw=width / 2.5, solid_capstyle="round")
-        if pose.payload is not None:
-            ax.plot(*zip(pose.tip, pose.payload), color="k", lw=0.8)
-            ax.scatter(*pose.payload, color="#0072b2", marker="s", s=40)
-        ax.set(xlim=ranges[0], ylim=ranges[1], zlim=ranges[2], xlabel="x [m]", ylabel="y [m]", zlabel="z [m]")
-        if scene.z_down:
-            ax.invert_zaxis()
-            ax.invert_yaxis()
-        ax.grid(False)  # a plain background: a smaller GIF
-        for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
-            axis.set_pane_color((1.0, 1.0, 1.0, 0.0))
-        ax.set_box_aspect([r[1] - r[0] for r in ranges])
-        ax.view_init(elev=20, azim=-60 + orbit_deg * i / max(1, len(poses) - 1))  # a slow orbit while it plays
-        ax.set_title(_readout(rows[i], units, force, scene.payload), fontsize=8)
+        _draw_gif_frame(ax, scene, poses[i], deck_corners, ranges,
+                        _readout(rows[i], units, force, scene.payload),
+                        azim=-60 + orbit_deg * i / max(1, len(poses) - 1))  # a slow orbit while it plays
         return []
 
     animation = FuncAnimation(fig, draw, frames=len(poses), blit=False)
     animation.save(str(out), writer=PillowWriter(fps=fps))
     plt.close(fig)
     return Path(out)
+
+
+GIF_TICKS = 4  # at most this many ticks per axis of the GIF: its 360 px leave room for no more labels
+
+
+def _draw_gif_frame(ax, scene, pose, deck_corners: np.ndarray, ranges: list, title: str, azim: float) -> None:
+    """One frame of the GIF on the 3-D axes ``ax``: deck outline, members, wire and payload, fitted ``ranges``."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.cla()
+    deck = np.vstack([deck_corners, deck_corners[:1]])
+    ax.plot(deck[:, 0], deck[:, 1], deck[:, 2], color="#4a90c2", lw=1)
+    for style, (colour, width) in STYLES.items():
+        for a, b in pose.members.get(style, []):
+            ax.plot(*zip(a, b), color=colour, lw=width / 2.5, solid_capstyle="round")
+    if pose.payload is not None:
+        ax.plot(*zip(pose.tip, pose.payload), color="k", lw=0.8)
+        ax.scatter(*pose.payload, color="#0072b2", marker="s", s=40)
+    ax.set(xlim=ranges[0], ylim=ranges[1], zlim=ranges[2], xlabel="x [m]", ylabel="y [m]", zlabel="z [m]")
+    if scene.z_down:
+        ax.invert_zaxis()
+        ax.invert_yaxis()
+    ax.grid(False)  # a plain background: a smaller GIF
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+        axis.set_pane_color((1.0, 1.0, 1.0, 0.0))
+        axis.set_major_locator(MaxNLocator(GIF_TICKS))  # labels that do not run into each other
+    ax.set_box_aspect([r[1] - r[0] for r in ranges])
+    ax.view_init(elev=20, azim=azim)
+    ax.set_title(title, fontsize=8)
