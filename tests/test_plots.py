@@ -39,3 +39,49 @@ def test_display_units():
     assert display("rad") == ("deg", 180.0 / np.pi)
     assert display("N", 3.5e5) == ("kN", 1e-3) and display("N", 900.0) == ("N", 1.0)
     assert display("N.m", 2e4) == ("kN·m", 1e-3)
+
+
+def test_an_aliased_mode_of_a_short_run_is_drawn_as_its_band_not_a_zig_zag():
+    """The damped 16-element crane's demo: 1 s at 10 ms (101 samples, fewer than the axis' pixels) of its 40 Hz
+    support mode: a line through the samples draws a false, slower wave; the figure draws the min/max band and
+    no line through the samples. A well-sampled motion of the same run stays a line."""
+    from matplotlib.collections import PolyCollection
+
+    from crane_models.app.plots import Panel, time_series_figure
+    from crane_models.analysis.plot_style import pyplot
+
+    t = np.arange(101) * 0.01
+    result = {"time": t, "z_b": -2e-4 + 2e-4 * np.sin(2 * np.pi * 40.0 * t + 0.3) + 1e-5 * t,
+              "q": 0.3 * np.sin(2 * np.pi * t)}
+    fig = time_series_figure("t", [Panel("m", [("z_b", "z(b)", "")]), Panel("rad", [("q", "q", "")])], result)
+    try:
+        band_ax, line_ax = fig.axes[:2]
+        assert any(isinstance(c, PolyCollection) for c in band_ax.collections)
+        assert all(len(line.get_xdata()) < len(t) for line in band_ax.lines), "a line through the samples"
+        assert not line_ax.collections and max(len(line.get_xdata()) for line in line_ax.lines) == len(t)
+    finally:
+        pyplot().close(fig)
+
+
+def test_the_programmed_motion_is_under_its_curve_in_the_same_colour_in_legend_and_key():
+    """fig_end_effector: z_E follows its programmed motion within millimetres; the wide pale target is drawn under
+    z_E, and the figure key shows it in the colour the axes' legend (and the axes) give it."""
+    from matplotlib.colors import to_rgba
+
+    from crane_models.app.plots import Panel, time_series_figure
+    from crane_models.analysis.plot_style import pyplot
+
+    t = np.arange(101) * 0.01
+    result = {"time": t, "tip_x": 0.1 * t, "tip_z": 1.8 + 0.2 * t ** 2, "z_E_programmed": 1.8 + 0.2 * t ** 2}
+    panel = Panel("m", [("tip_x", "x_E", ""), ("tip_z", "z_E", ""), ("z_E_programmed", "z_E programmed", "target")])
+    fig = time_series_figure("t", [panel], result)
+    try:
+        ax = fig.axes[0]
+        lines = {line.get_label(): line for line in ax.lines}
+        target, curve = lines["z_E programmed"], lines["z_E"]
+        assert target.get_zorder() < curve.get_zorder() and target.get_alpha() < 1.0
+        key = {text.get_text(): handle for text, handle in zip(fig.legends[0].texts, fig.legends[0].legend_handles)}
+        swatch = next(h for text, h in key.items() if text.startswith("programmed motion"))
+        assert to_rgba(swatch.get_color(), swatch.get_alpha()) == to_rgba(target.get_color(), target.get_alpha())
+    finally:
+        pyplot().close(fig)

@@ -212,3 +212,48 @@ def test_the_gif_shows_the_crane_moving(runs, tmp_path):
         image.seek(i)
         frames.append(_crane_pixels(np.asarray(image.convert("RGB")).astype(int)))
     assert frames[0].sum() > 20 and (frames[0] ^ frames[1]).sum() > 20
+
+
+def test_the_page_is_fitted_to_the_crane_not_the_deck():
+    """A ship run with no slew (the crane stays in the y-z plane, as the SSP ship pair's default run): each
+    horizontal axis spans about the crane's reach (not the 1.5-reach deck, not zero), and holds every member."""
+    from crane_models.app.view import build_figure
+
+    n = 5
+    columns = {"time": np.linspace(0, 1, n), "q1": np.zeros(n), "q2": np.full(n, 0.6), "q3": np.full(n, 0.6),
+               "interface_force_z": np.zeros(n)}
+    fig = build_figure("KnuckleBoomCraneOnMovingBase", {}, columns, {"interface_force_z": "N"})
+    scene = crane_scene("KnuckleBoomCraneOnMovingBase", {})
+    ranges = [sorted(fig.layout.scene[a].range) for a in ("xaxis", "yaxis", "zaxis")]
+    for lo, hi in ranges[:2]:
+        assert 0.9 * scene.reach <= hi - lo <= 1.2 * scene.reach, (ranges, scene.reach)
+    pose = scene.pose({"q1": 0.0, "q2": 0.6, "q3": 0.6})
+    for a, b in [s for segs in pose.members.values() for s in segs]:
+        for p in (a, b):
+            assert all(lo <= c <= hi for c, (lo, hi) in zip(p, ranges)), (p, ranges)
+    deck = fig.data[0]
+    assert min(deck.x) >= ranges[0][0] and max(deck.x) <= ranges[0][1]
+
+
+def test_the_gif_has_few_ticks_per_axis():
+    """docs/lift_at_sea.gif (360 px): each axis has at most five tick labels; the lift at sea's y axis had seven
+    (0 to 12 m) on its ~100 px, foreshortened, and its labels ran into each other."""
+    from crane_models.analysis.plot_style import pyplot
+    from crane_models.app.view import _deck_in, _draw_gif_frame, _ranges
+
+    scene = crane_scene("KnuckleBoomCraneOnMovingBase", {"payload_enabled": True})
+    rows = [{"q1": q1, "q2": 0.6, "q3": 0.6, "payload_x": 0.0, "payload_y": 9.0, "payload_z": -7.0}
+            for q1 in (0.0, 1.2)]  # a slew with the payload hanging below the deck, as the lift at sea
+    poses = [scene.pose(r) for r in rows]
+    ranges = _ranges(scene, poses)
+    plt = pyplot()
+    fig = plt.figure(figsize=(4.5, 4.5), dpi=80)
+    try:
+        ax = fig.add_subplot(projection="3d")
+        _draw_gif_frame(ax, scene, poses[1], _deck_in(scene, ranges), ranges, "t = 1 s", azim=-60)
+        fig.canvas.draw()
+        for axis, (lo, hi) in zip((ax.xaxis, ax.yaxis, ax.zaxis), ranges):
+            shown = [v for v in axis.get_majorticklocs() if lo <= v <= hi]
+            assert 2 <= len(shown) <= 5, (axis.axis_name, shown)
+    finally:
+        plt.close(fig)

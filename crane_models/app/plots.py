@@ -1,7 +1,7 @@
 """Time-series figures of FMU runs -- the demo's paper figures, ``run --plot``, the with/without-payload figure --
 in the style of :mod:`crane_models.analysis.plot_style`: panels of at most a handful of curves grouped by kind
 and unit, engineering units, legends outside the data, the FMU in colour and the standalone reference as a
-dashed black line over it, a vibration faster than the plot resolves drawn as its min/max envelope."""
+dashed black line over it, a vibration faster than the plot (or its samples) resolves drawn as its min/max envelope."""
 from __future__ import annotations
 
 import os
@@ -18,7 +18,7 @@ from ..analysis.plot_style import (MAX_CURVES, PALETTE, REFERENCE, display, figu
 
 __all__ = ["Panel", "plot_figure", "plot_scenario", "plot_outputs", "plot_side_by_side", "time_series_figure",
            "side_by_side_figure", "output_panels", "series_panels", "display", "envelope", "columns_for",
-           "oscillates", "enveloped", "COLUMNS"]
+           "oscillates", "aliased", "band_columns", "enveloped", "COLUMNS"]
 
 # A run of more than DENSE points is drawn per column of the time axis when it vibrates: the min/max of each
 # column as a band, without a line through it -- a mean over a column of a mode near the sampling rate still
@@ -31,6 +31,12 @@ WIDTH = 9.0  # [in] a figure of one column of panels
 # plot can show (a smooth crane motion over a run of 1000+ samples has a few dozen turning points).
 OSCILLATING = 0.05
 VISIBLE = 0.02  # a vibration narrower than 2 % of the axis is not worth a band
+# A signal turning at more than this fraction of its samples has fewer than ~8 samples per period (a sine turns
+# twice a period): the line through its samples draws a false, slower wave (the damped 16-element crane's 40 Hz
+# support modes at 100 Hz turn at ~80 %); it is drawn as its band over columns of ALIAS_SAMPLES samples however
+# few they are -- a column of 4 samples at 100 Hz spans 1.6 periods of the 40 Hz mode.
+ALIASED = 0.25
+ALIAS_SAMPLES = 4
 # A start transient is "off scale" when, within the first START of the run, it leaves the range of the rest
 # of the run by more than that range: the deck force of the lift at sea jumps to 45 kN at t = 0 (the load
 # settling on the moving deck), then stays within 0-10 kN, which is what the figure is about.
@@ -62,29 +68,49 @@ def envelope(t: np.ndarray, y: np.ndarray, columns: int = COLUMNS) -> tuple:
     return t_mid[keep], y_min[keep], y_max[keep]
 
 
-def columns_for(points: int) -> int:
-    """Envelope columns for a run of ``points`` samples; 0: draw every sample."""
-    return 0 if points <= DENSE else min(COLUMNS, points // 10)
+def columns_for(points: int, aliased: bool = False) -> int:
+    """Envelope columns for a run of ``points`` samples; 0: draw every sample. ``aliased`` (:func:`aliased`):
+    a run of fewer than :data:`DENSE` points too, in columns of :data:`ALIAS_SAMPLES` samples."""
+    if points <= DENSE:
+        return points // ALIAS_SAMPLES if aliased and points >= 5 * ALIAS_SAMPLES else 0
+    return min(COLUMNS, points // 10)
+
+
+def _turning(y: np.ndarray) -> float:
+    """The fraction of the samples of ``y`` at which its slope changes sign."""
+    slope = np.sign(np.diff(np.asarray(y, dtype=float)))
+    slope = slope[slope != 0]
+    return np.count_nonzero(slope[1:] != slope[:-1]) / len(y) if len(slope) > 2 else 0.0
 
 
 def oscillates(y: np.ndarray) -> bool:
     """True when ``y`` turns (slope changes sign) at more than :data:`OSCILLATING` of its samples."""
-    slope = np.sign(np.diff(np.asarray(y, dtype=float)))
-    slope = slope[slope != 0]
-    return len(slope) > 2 and np.count_nonzero(slope[1:] != slope[:-1]) > OSCILLATING * len(y)
+    return _turning(y) > OSCILLATING
 
 
-def enveloped(t: np.ndarray, y: np.ndarray, scale: float | None = None) -> bool:
-    """Draw ``y`` as an envelope: many samples and a vibration the line cannot resolve, wide enough to see:
-    in some column, min/max spread beyond the net change across the column (what a monotonic stretch
-    spans) above :data:`VISIBLE` of ``scale`` (the axis' span; default the signal's range)."""
-    columns = columns_for(len(t))
+def aliased(y: np.ndarray) -> bool:
+    """True when ``y`` turns at more than :data:`ALIASED` of its samples: a vibration with fewer than ~8 samples
+    per period, which a line through the samples draws as a false, slower zig-zag."""
+    return _turning(y) > ALIASED
+
+
+def band_columns(t: np.ndarray, y: np.ndarray, scale: float | None = None) -> int:
+    """The envelope columns to draw ``y`` with, 0 for a line: many samples (or an aliased vibration,
+    :func:`aliased`) and a vibration the line cannot resolve, wide enough to see: in some column, min/max
+    spread beyond the net change across the column (what a monotonic stretch spans) above :data:`VISIBLE` of
+    ``scale`` (the axis' span; default the signal's range)."""
+    columns = columns_for(len(t), aliased(y))
     if not columns or not oscillates(y):
-        return False
+        return 0
     t, y = np.asarray(t, float), np.asarray(y, float)
     cuts = np.searchsorted(t, np.linspace(t[0], t[-1], columns + 1)[1:-1])
     zigzag = max(float(np.ptp(c)) - abs(float(c[-1] - c[0])) for c in np.split(y, cuts) if len(c))
-    return zigzag > VISIBLE * (float(np.ptp(y)) if scale is None else scale)
+    return columns if zigzag > VISIBLE * (float(np.ptp(y)) if scale is None else scale) else 0
+
+
+def enveloped(t: np.ndarray, y: np.ndarray, scale: float | None = None) -> bool:
+    """Draw ``y`` as an envelope (:func:`band_columns`)."""
+    return band_columns(t, y, scale) > 0
 
 
 QUANTITY = {"m": "position", "rad": "angle", "N": "force", "N.m": "moment", "m/s": "speed",
@@ -202,6 +228,7 @@ def output_panels(names: list, units: dict, result) -> list:
 
 
 BAND_ALPHA = 0.35  # opacity of a band's fill
+TARGET_WIDTH, TARGET_ALPHA = 5.0, 0.35  # [pt], opacity: a programmed motion, wide and pale under the curves
 
 
 def _draw(ax, t, y, color, label, band: bool, columns: int, reference: bool = False, target: bool = False) -> None:
@@ -218,7 +245,8 @@ def _draw(ax, t, y, color, label, band: bool, columns: int, reference: bool = Fa
     elif reference:
         ax.plot(t, y, color=REFERENCE, lw=0.9, ls=(0, (4, 3)), label=label)
     elif target:
-        ax.plot(t, y, color=color, lw=5.0, alpha=0.35, solid_capstyle="butt", label=label, zorder=1.5)
+        ax.plot(t, y, color=color, lw=TARGET_WIDTH, alpha=TARGET_ALPHA, solid_capstyle="butt", label=label,
+                zorder=1.5)  # under the curves (zorder 2): the curve that follows it stays on top
     else:
         ax.plot(t, y, color=color, lw=1.4, label=label)
 
@@ -249,7 +277,6 @@ def _draw_panel(ax, panel: Panel, result, reference, largest: float | None = Non
     """Draw one panel; returns what its styles need explaining (band width, reference, target). ``largest``:
     the magnitude that sets the display unit (default: the panel's own largest value)."""
     t = np.asarray(result["time"], float)
-    columns = columns_for(len(t))
     if largest is None:
         largest = max(float(np.max(np.abs(np.asarray(result[n], float)))) for n, *_ in panel.series)
     shown, factor = display(panel.unit, largest)
@@ -259,13 +286,15 @@ def _draw_panel(ax, panel: Panel, result, reference, largest: float | None = Non
     drawn = {"band": None, "reference": False, "target": False}
     colors = [PALETTE[(panel.first_color + k) % len(PALETTE)] for k in range(len(panel.series))]
     for (name, label, role), color in zip(panel.series, colors):
-        band = role != "target" and enveloped(t, ys[name], span)
+        columns = 0 if role == "target" else band_columns(t, ys[name], span)
+        band = columns > 0
         if band:
-            drawn["band"] = (t[-1] - t[0]) / columns
+            drawn["band"] = min(drawn["band"] or np.inf, (t[-1] - t[0]) / columns)
         exact = name in zero and not np.any(np.asarray(result[name], float))
         label = _label_without_unit(label) + (" = 0" if exact else " ≈ 0 (round-off)" if name in zero else "")
         _draw(ax, t, ys[name], color, label, band, columns, target=role == "target")
-        drawn["target"] |= role == "target"
+        if role == "target" and not drawn["target"]:
+            drawn["target"] = color  # the key shows it in its own colour, as the legend does
         if reference is not None and role != "target":
             t_ref = np.asarray(reference["time"], float)
             y_ref = factor * np.asarray(reference[name], float) * (name not in zero)
@@ -288,12 +317,15 @@ def _key(drawn: list, note: str = "", reference_name: str = "standalone referenc
     entries = [(Line2D([], [], color="0.35", lw=1.4), "FMU under fmpy (coloured)")]
     if any(d["reference"] for d in drawn):
         entries.append((Line2D([], [], color=REFERENCE, lw=0.9, ls=(0, (4, 3))), f"{reference_name} (dashed black)"))
-    if any(d["target"] for d in drawn):
-        entries.append((Line2D([], [], color="0.35", lw=5.0, alpha=0.35), "programmed motion (wide, pale)"))
+    targets = [d["target"] for d in drawn if d["target"]]
+    if targets:
+        entries.append((Line2D([], [], color=targets[0], lw=TARGET_WIDTH, alpha=TARGET_ALPHA),
+                        "programmed motion (wide, pale, under its curve)"))
     widths = [d["band"] for d in drawn if d["band"]]
     if widths:
         entries.append((Patch(facecolor=to_rgba("0.35", BAND_ALPHA), edgecolor="0.35"),
-                        f"shaded: min/max over each {min(widths):.2g} s (vibration faster than the plot resolves)"))
+                        f"shaded: min/max over each {min(widths):.2g} s (a vibration faster than the plot or the "
+                        "samples resolve)"))
     if note:
         entries.append((Line2D([], [], color="none"), note))
     return entries

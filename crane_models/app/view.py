@@ -147,12 +147,29 @@ def _poses(scene, rows: list) -> list:
 
 
 def _ranges(scene, poses: list) -> list:
-    points = [scene.deck] + [np.array([p for segs in pose.members.values() for s in segs for p in s]) for pose in poses]
+    """The axis ranges ``[[lo, hi]] * 3`` of the drawing: fitted to the crane (its members, tip and payload over
+    the run), not to the deck. Each horizontal axis spans the crane's horizontal extent and at least its reach,
+    about the crane's centre, so that a crane that stays in one vertical plane (no slew) is not drawn as a stick
+    on an axis of zero span; the vertical axis also holds the deck's height. 5 % margin all round."""
+    points = [np.array([p for segs in pose.members.values() for s in segs for p in s] + [pose.tip]) for pose in poses]
     points += [np.array([pose.payload]) for pose in poses if pose.payload is not None]
     allp = np.vstack(points)
     lo, hi = allp.min(axis=0), allp.max(axis=0)
+    lo[2], hi[2] = min(lo[2], scene.deck[:, 2].min()), max(hi[2], scene.deck[:, 2].max())
+    half = 0.5 * max(scene.reach, float(np.max(hi[:2] - lo[:2])))
+    centre = 0.5 * (lo[:2] + hi[:2])
+    lo[:2], hi[:2] = centre - half, centre + half
     pad = 0.05 * float(np.max(hi - lo))
     return [[float(a - pad), float(b + pad)] for a, b in zip(lo, hi)]
+
+
+def _deck_in(scene, ranges: list) -> np.ndarray:
+    """The deck's corners clipped to the drawing's horizontal ranges (the deck is flat in the drawing frame)."""
+    z = float(np.mean(scene.deck[:, 2]))
+    (x0, x1), (y0, y1) = ranges[0], ranges[1]
+    lo_x, hi_x = max(x0, scene.deck[:, 0].min()), min(x1, scene.deck[:, 0].max())
+    lo_y, hi_y = max(y0, scene.deck[:, 1].min()), min(y1, scene.deck[:, 1].max())
+    return np.array([[lo_x, lo_y, z], [hi_x, lo_y, z], [hi_x, hi_y, z], [lo_x, hi_y, z]])
 
 
 # Opens the page at #t=SECONDS: the nearest frame, without animation.
@@ -183,7 +200,8 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
         raise CliError(f"--force {force}: not a column of the result ({', '.join(n for n in columns if n != 'time')})")
     rows = [{k: float(v[i]) for k, v in columns.items()} for i in _frame_rows(columns)]
     poses = _poses(scene, rows)
-    deck = scene.deck
+    ranges = _ranges(scene, poses)
+    deck = _deck_in(scene, ranges)
     static = go.Mesh3d(x=deck[:, 0], y=deck[:, 1], z=deck[:, 2], i=[0, 0], j=[1, 2], k=[2, 3], color="#9ecae1",
                        opacity=0.45, name="deck", hoverinfo="skip")
     first = _traces(poses[0], rows[0])
@@ -205,7 +223,6 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
                   steps=[dict(label=n, method="animate",
                               args=[[n], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                               transition=dict(duration=0))]) for n in names])
-    ranges = _ranges(scene, poses)
     spans = [r[1] - r[0] for r in ranges]
     flipped = {"y", "z"} if scene.z_down else set()  # z down: seen upright, turned half a turn about x
     axis = lambda name, r: dict(title=f"{name} [m]", range=r[::-1] if name in flipped else r,  # noqa: E731
@@ -261,34 +278,47 @@ def write_gif(csv_path: Path, out: Path, seconds: float = 6.0, fps: int = 6, siz
     rows = [{k: float(v[i]) for k, v in columns.items()} for i in _frame_rows(columns, int(seconds * fps))]
     poses = _poses(scene, rows)
     ranges = _ranges(scene, poses)
+    deck_corners = _deck_in(scene, ranges)
     fig = plt.figure(figsize=(size_px / 80, size_px / 80), dpi=80)
     ax = fig.add_subplot(projection="3d")
     force = DEFAULT_FORCE[model]
 
     def draw(i: int):
-        ax.cla()
-        deck = np.vstack([scene.deck, scene.deck[:1]])
-        ax.plot(deck[:, 0], deck[:, 1], deck[:, 2], color="#4a90c2", lw=1)
-        pose = poses[i]
-        for style, (colour, width) in STYLES.items():
-            for a, b in pose.members.get(style, []):
-                ax.plot(*zip(a, b), color=colour, lw=width / 2.5, solid_capstyle="round")
-        if pose.payload is not None:
-            ax.plot(*zip(pose.tip, pose.payload), color="k", lw=0.8)
-            ax.scatter(*pose.payload, color="#0072b2", marker="s", s=40)
-        ax.set(xlim=ranges[0], ylim=ranges[1], zlim=ranges[2], xlabel="x [m]", ylabel="y [m]", zlabel="z [m]")
-        if scene.z_down:
-            ax.invert_zaxis()
-            ax.invert_yaxis()
-        ax.grid(False)  # a plain background: a smaller GIF
-        for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
-            axis.set_pane_color((1.0, 1.0, 1.0, 0.0))
-        ax.set_box_aspect([r[1] - r[0] for r in ranges])
-        ax.view_init(elev=20, azim=-60 + orbit_deg * i / max(1, len(poses) - 1))  # a slow orbit while it plays
-        ax.set_title(_readout(rows[i], units, force, scene.payload), fontsize=8)
+        _draw_gif_frame(ax, scene, poses[i], deck_corners, ranges,
+                        _readout(rows[i], units, force, scene.payload),
+                        azim=-60 + orbit_deg * i / max(1, len(poses) - 1))  # a slow orbit while it plays
         return []
 
     animation = FuncAnimation(fig, draw, frames=len(poses), blit=False)
     animation.save(str(out), writer=PillowWriter(fps=fps))
     plt.close(fig)
     return Path(out)
+
+
+GIF_TICKS = 4  # at most this many ticks per axis of the GIF: its 360 px leave room for no more labels
+
+
+def _draw_gif_frame(ax, scene, pose, deck_corners: np.ndarray, ranges: list, title: str, azim: float) -> None:
+    """One frame of the GIF on the 3-D axes ``ax``: deck outline, members, wire and payload, fitted ``ranges``."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.cla()
+    deck = np.vstack([deck_corners, deck_corners[:1]])
+    ax.plot(deck[:, 0], deck[:, 1], deck[:, 2], color="#4a90c2", lw=1)
+    for style, (colour, width) in STYLES.items():
+        for a, b in pose.members.get(style, []):
+            ax.plot(*zip(a, b), color=colour, lw=width / 2.5, solid_capstyle="round")
+    if pose.payload is not None:
+        ax.plot(*zip(pose.tip, pose.payload), color="k", lw=0.8)
+        ax.scatter(*pose.payload, color="#0072b2", marker="s", s=40)
+    ax.set(xlim=ranges[0], ylim=ranges[1], zlim=ranges[2], xlabel="x [m]", ylabel="y [m]", zlabel="z [m]")
+    if scene.z_down:
+        ax.invert_zaxis()
+        ax.invert_yaxis()
+    ax.grid(False)  # a plain background: a smaller GIF
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+        axis.set_pane_color((1.0, 1.0, 1.0, 0.0))
+        axis.set_major_locator(MaxNLocator(GIF_TICKS))  # labels that do not run into each other
+    ax.set_box_aspect([r[1] - r[0] for r in ranges])
+    ax.view_init(elev=20, azim=azim)
+    ax.set_title(title, fontsize=8)

@@ -14,7 +14,8 @@ the wire from the tip. The vessel crane (``VesselCrane``) is drawn on its vessel
 i.e. in the vessel's frame.
 
 Choices the papers leave open: the deck is a rectangle through the crane base, 1.5 × 0.8 times the crane's
-horizontal reach (the models have no hull dimensions); its length runs along the x axis of the drawing frame.
+horizontal reach (the models have no hull dimensions); its length runs along the x axis of the drawing frame. The
+page and the GIF are fitted to the crane, and show the part of the deck within that fit.
 """
 from __future__ import annotations
 
