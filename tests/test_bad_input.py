@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from crane_models.app.cli import main
+from engine_runs import NO_LIBCOSIM, libcosim_missing
 from fmu_helpers import build_knuckle_boom_fmu
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -327,3 +328,23 @@ def test_an_ssp_run_without_libcosimpy_names_the_extra(tmp_path, tmp_path_factor
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert lines[0].startswith("crane-cosim run: error: ") and 'pip install "crane-cosim[libcosim]"' in lines[0]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
+def test_an_ssp_run_refuses_a_start_value_outside_its_declared_range_in_one_line(tmp_path):
+    """``--set crane.mount_heading=90`` (rad; declared [-pi, pi]): a line naming the variable and the range, exit 2,
+    before libcosim sees it -- libcosim ends the process with std::terminate when an FMU refuses its initialization."""
+    from crane_models.models.build import build_all
+
+    fmus = tmp_path / "fmus"
+    build_all(fmus)
+    # in a child process: without the check libcosim would end the process that runs it
+    run = subprocess.run([sys.executable, "-c", "import sys; from crane_models.app.cli import main; sys.exit(main())",
+                          "run", str(fmus / "KnuckleBoomOnVessel.ssp"), "--set", "crane.mount_heading=90", "--stop",
+                          "0.1", "--out", str(tmp_path / "r.csv")], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")})
+    code, err = run.returncode, run.stderr
+    assert code == 2 and "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]  # argparse's usage, then the one line of the error
+    assert last.endswith("--set crane.mount_heading=90: outside the allowed range [-3.14159, 3.14159] rad"), err
+    assert not (tmp_path / "r.csv").exists()

@@ -186,6 +186,20 @@ def _initial_row(observer, reads: list, after_first: list) -> list:
     return row
 
 
+def check_declared_ranges(values: dict, variables: dict) -> None:
+    """Each of ``values`` (``{component.variable: value}``) within its variable's declared min/max: checked here,
+    before libcosim sees it -- libcosim 0.11 ends the whole process (std::terminate) when an FMU refuses its
+    initialization, where an FMU run would report the FMU's own message."""
+    for name, value in values.items():
+        v = variables[name]
+        low, high = (float(x) if x not in (None, "") else None for x in (v.min, v.max))
+        if (low is not None and value < low) or (high is not None and value > high):
+            unit = f" {v.unit}" if getattr(v, "unit", None) else ""
+            bounds = ", ".join("-inf" if b is None and i == 0 else "inf" if b is None else f"{b:g}"
+                               for i, b in enumerate((low, high)))
+            raise CliError(f"--set {name}={value:g}: outside the allowed range [{bounds}]{unit}")
+
+
 def run_ssp_command(args: argparse.Namespace) -> int:
     from .results import file_sha256, write_csv, write_metadata
     from .run_inputs import check_output_files, input_signals, parse_assignment, read_input_table
@@ -206,6 +220,7 @@ def run_ssp_command(args: argparse.Namespace) -> int:
             check_drawable([comp["model"] for comp in package["components"].values()])
         variables = {f"{c}.{n}": v for c, comp in package["components"].items() for n, v in comp["variables"].items()}
         start_values = dict(parse_assignment(a, variables) for a in args.set)
+        check_declared_ranges(start_values, variables)
         names, inputs_at = input_signals(args.input, variables, table) if args.input else ([], lambda t: [])
         start, step, n = _grid(package, args)
         outputs = [f"{c}.{v.name}" for c, v in _outputs(package)]
