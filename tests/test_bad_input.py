@@ -348,3 +348,22 @@ def test_an_ssp_run_refuses_a_start_value_outside_its_declared_range_in_one_line
     last = err.strip().splitlines()[-1]  # argparse's usage, then the one line of the error
     assert last.endswith("--set crane.mount_heading=90: outside the allowed range [-3.14159, 3.14159] rad"), err
     assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.skipif(libcosim_missing(), reason=NO_LIBCOSIM)
+def test_an_ssp_run_whose_fmu_refuses_its_initialization_reports_the_fmus_message(tmp_path):
+    """Values within their ranges that the FMU still refuses together (q2_min above q2_max): the FMU's own message,
+    exit 1, as an FMU run reports it -- libcosim would end the process (the check runs each component's
+    initialization in fmpy first; in a child process here, as above)."""
+    from crane_models.models.build import build_all
+
+    fmus = tmp_path / "fmus"
+    build_all(fmus)
+    run = subprocess.run([sys.executable, "-c", "import sys; from crane_models.app.cli import main; sys.exit(main())",
+                          "run", str(fmus / "KnuckleBoomOnVessel.ssp"), "--set", "crane.q2_min=1.0", "--set",
+                          "crane.q2_max=0.5", "--stop", "0.1", "--out", str(tmp_path / "r.csv")],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")})
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "q2_min = 1.0 m must be below q2_max = 0.5 m" in run.stderr, run.stderr
+    assert not (tmp_path / "r.csv").exists()

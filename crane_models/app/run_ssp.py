@@ -200,6 +200,29 @@ def check_declared_ranges(values: dict, variables: dict) -> None:
             raise CliError(f"--set {name}={value:g}: outside the allowed range [{bounds}]{unit}")
 
 
+def initialize_each(package: dict, start_values: dict) -> None:
+    """Each component initialized once in fmpy with the package's parameter values and the ``--set`` values for it:
+    libcosim 0.11 ends the whole process (std::terminate) when an FMU refuses its initialization, so the FMU's own
+    refusal is had here first and ends the run as an FMU run's does (FmuRunError: its message, exit code 1)."""
+    from ..fmi.instance import FmuInstance
+    from ..simulation.runs import FmuRunError
+
+    for name, comp in package["components"].items():
+        values = {**comp["parameters"], **{n.split(".", 1)[1]: v for n, v in start_values.items()
+                                          if n.split(".", 1)[0] == name}}
+        messages: list = []
+        inst = FmuInstance(comp["fmu"], name, logger=lambda status, category, text: messages.append(
+            (status, category, text)))
+        try:
+            inst.enter_initialization(values)
+            inst.fmu.exitInitializationMode()
+            inst.fmu.terminate()
+        except Exception:  # noqa: BLE001 -- the FMU said why (messages); fmpy's exception only that it did
+            raise FmuRunError(f"{name}: initialization", messages) from None
+        finally:
+            inst.fmu.freeInstance()
+
+
 def run_ssp_command(args: argparse.Namespace) -> int:
     from .results import file_sha256, write_csv, write_metadata
     from .run_inputs import check_output_files, input_signals, parse_assignment, read_input_table
@@ -221,6 +244,7 @@ def run_ssp_command(args: argparse.Namespace) -> int:
         variables = {f"{c}.{n}": v for c, comp in package["components"].items() for n, v in comp["variables"].items()}
         start_values = dict(parse_assignment(a, variables) for a in args.set)
         check_declared_ranges(start_values, variables)
+        initialize_each(package, start_values)
         names, inputs_at = input_signals(args.input, variables, table) if args.input else ([], lambda t: [])
         start, step, n = _grid(package, args)
         outputs = [f"{c}.{v.name}" for c, v in _outputs(package)]
