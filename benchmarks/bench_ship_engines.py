@@ -84,18 +84,10 @@ def main() -> None:
             for engine in engines:
                 split = ENGINES[engine](fmu_dir, structure, setpoints, step)
                 rows.append((title, engine, step, summary(deviations(split, mono)),
-                             summary({**deviations(split, mono), **_first(split, mono)})))
+                             summary(deviations(split, mono, until=0.1))))
                 print(_line(rows[-1]), flush=True)
     print()
     print(_table(rows, steps, args.markdown))
-
-
-def _first(split: dict, mono: dict) -> dict:
-    import numpy as np
-
-    mask = split["time"] <= 0.1 + 1e-12
-    return {n: float(np.max(np.abs(split[n][mask] - mono[n][1:][mask])) / max(np.ptp(mono[n]), 1e-9))
-            for n in deviations(split, mono)}
 
 
 def _line(row) -> str:

@@ -52,7 +52,7 @@ def check_targets(engine: str, fmu_dir: Path, structure: str) -> dict:
         split = _run(engine, fmu_dir, structure, setpoints, step)
         errors[step] = deviations(split, mono)
         if step == STEPS[0]:
-            early, rest = _first(split, mono), deviations(split, mono, after=0.1)
+            early, rest = deviations(split, mono, until=0.1), deviations(split, mono, after=0.1)
     coarse, fine = errors[STEPS[0]], errors[STEPS[1]]
     over = {n: e for n, e in coarse.items() if e > BOUND.get(n, 0.05)}
     assert not over, f"{engine}, {structure} at 10 ms, % of range: {_pct(over)} (all: {_pct(coarse)})"
@@ -61,15 +61,6 @@ def check_targets(engine: str, fmu_dir: Path, structure: str) -> dict:
     slow = {n: coarse[n] / fine[n] for n in coarse if coarse[n] > 1e-4 and coarse[n] / fine[n] < 1.6}
     assert not slow, f"{engine}, {structure}: 10/5 ms error ratios below 1.6: {slow} (10 ms: {_pct(coarse)})"
     return coarse
-
-
-def _first(split: dict, mono: dict) -> dict:
-    """The deviations over the first 0.1 s (the same scale: each signal's range over the whole run)."""
-    import numpy as np
-
-    mask = split["time"] <= 0.1 + 1e-12
-    return {n: float(np.max(np.abs(split[n][mask] - mono[n][1:][mask])) / max(np.ptp(mono[n]), 1e-9))
-            for n in deviations(split, mono)}
 
 
 def _pct(d: dict) -> str:

@@ -11,6 +11,7 @@ step (``docs/ship-cosimulation.md``). ``run_ship_demo`` returns rows like ``app.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import shutil
@@ -205,10 +206,10 @@ def monolithic_run(structure: str, step: float, stop: float = STOP) -> tuple:
     return setpoints, {"time": grid, **{k: np.asarray(v) for k, v in rename(ref).items() if k in names}}
 
 
-def deviations(split: dict, mono: dict, after: float = 0.0) -> dict:
-    """max |split − monolithic| / range(monolithic), per signal the monolithic model has, over the points after
-    ``after`` seconds (the split's points are the grid's after t = 0)."""
-    mask = split["time"] > after
+def deviations(split: dict, mono: dict, after: float = 0.0, until: float = math.inf) -> dict:
+    """max |split − monolithic| / range(monolithic over the whole run), per signal the monolithic model has, over the
+    points after ``after`` seconds and up to ``until`` (the split's points are the grid's after t = 0)."""
+    mask = (split["time"] > after) & (split["time"] <= until + 1e-12)
     return {n: float(np.max(np.abs(split[n][mask] - mono[n][1:][mask])) / max(np.ptp(mono[n]), 1e-9))
             for n in sum(SIGNALS.values(), []) if n in mono}
 
