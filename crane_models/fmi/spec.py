@@ -91,8 +91,10 @@ def parameters_from_dataclasses(*instances) -> list:
     for inst in instances:
         for f in dataclasses.fields(inst):
             m = f.metadata
-            out.append(FmuVariable(f.name, m["unit"], m["description"], float(getattr(inst, f.name)),
-                                   "real", m["low"], m["high"], m.get("low_open", False),
+            kind = m.get("kind", "real")  # param(..., kind="integer"): an FMI Integer (a count, a seed, a code)
+            value = getattr(inst, f.name)
+            out.append(FmuVariable(f.name, m["unit"], m["description"], int(value) if kind == "integer" else
+                                   float(value), kind, m["low"], m["high"], m.get("low_open", False),
                                    "deg" if m["unit"] == "rad" else None))
     return out
 
