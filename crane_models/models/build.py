@@ -13,6 +13,7 @@ from ..fmi.osp import write_osp_files as write_osp
 from ..fmi.osp_ecco import write_ecco_files as write_ecco
 from ..fmi.spec import BASE_UNITS
 from ..fmi.ssp import write_ssp_files as write_ssp
+from .at_sea import SEA_PARAMETER_NAMES
 from .registry import OSP_ECCO, OSP_PAIRS, OSP_WIRINGS, SPECS
 from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
 
@@ -39,10 +40,15 @@ def write_ecco_files(out_dir: Path) -> list:
     return write_ecco(out_dir, OSP_ECCO, pair_connections)
 
 
+# The system-wide parameter sets of every package: the sea's parameters in ``resources/sea.ssv``, one Hs, Tp and heading
+# for every component that has them (the vessel's motion and the payload's water are the same sea).
+SHARED_SETS = {"sea": SEA_PARAMETER_NAMES}
+
+
 def write_ssp_files(out_dir: Path) -> list:
     """Every FMU's SSP package and the pairs' into ``out_dir``, beside the FMUs."""
     connect = lambda system, members: pair_connections(members, wrench=WIRINGS.get(system))  # noqa: E731
-    return write_ssp(out_dir, SPECS, SHIP_PAIRS, connect, BASE_UNITS)
+    return write_ssp(out_dir, SPECS, SHIP_PAIRS, connect, BASE_UNITS, SHARED_SETS)
 
 
 def write_system_files(out_dir: Path) -> None:
