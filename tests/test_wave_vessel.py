@@ -194,7 +194,9 @@ def test_irregular_heave_spectrum_is_rao_squared_times_the_sea_spectrum(table_fi
     standard deviation of about 1/√(0.53 K) per frequency bin for a Gaussian sea (Welch 1967: 50 % overlap with a
     Hann window keeps ~53 % of the degrees of freedom of independent segments), and a band of M bins about
     1/√(0.53 K M); 4 of those, plus the window's leakage across the band edges (a main lobe of 2 bins of M on either
-    side against a slope of S: at most 2/M of the band's energy), bound each band; the sum of the bands within 5 %."""
+    side against a slope of S: at most 2/M of the band's energy), bound each band, and the sum of the bands with M
+    the whole band's bins. (Welch's total is not the record's mean square: Hann² over half-overlapping segments
+    weighs the record unevenly, so wave groups count more or less -- +3 % here where the mean square is -0.3 %.)"""
     sea = SeaState()
     sim, model = sim_of(table_file)
     comps = wave_components(sea)
@@ -212,6 +214,7 @@ def test_irregular_heave_spectrum_is_rao_squared_times_the_sea_spectrum(table_fi
     bin_width = 2 * math.pi / segment
     edges = np.arange(low, high, 0.15)
     total_want = total_got = 0.0
+    worst = 0.0
     for a, b in zip(edges[:-1], edges[1:]):
         inside = (fine >= a) & (fine <= b)
         want = np.trapezoid(target[inside], fine[inside])
@@ -221,7 +224,12 @@ def test_irregular_heave_spectrum_is_rao_squared_times_the_sea_spectrum(table_fi
         total_want, total_got = total_want + want, total_got + got
         if want > 0.02 * np.trapezoid(target, fine):  # bands that hold the energy
             assert abs(got - want) <= bound * want, (a, b, got, want, bound)
-    assert abs(total_got - total_want) <= 0.05 * total_want
+            worst = max(worst, abs(got - want) / (bound * want))
+    M = (edges[-1] - edges[0]) / bin_width  # the whole band: the same bound (6.3 % here)
+    total_bound = 4 / math.sqrt(0.53 * K * M) + 2 / M
+    print(f"bands: the largest deviation {worst:.0%} of its bound; the sum {total_got / total_want - 1:+.2%} "
+          f"(bound {total_bound:.1%})")
+    assert abs(total_got - total_want) <= total_bound * total_want
 
 
 def test_the_default_table_reads_when_it_is_there():
