@@ -7,7 +7,7 @@ from crane_models.models.wave_vessel.spec import wave_vessel_spec
 
 class WaveVessel(Fmi2Slave):
     author = "crane-cosim"
-    description = "Vessel in waves from its RAO table: the motion of its reference point in the sea of the sea_* parameters"
+    description = "Vessel in waves from its RAO table: its reference point's motion in the sea of the sea_* parameters"
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -237,3 +237,9 @@ def test_the_default_table_reads_when_it_is_there():
         pytest.skip("the package's default RAO table (models/wave_vessel/data/default_rao.csv) is not there yet")
     t = read_rao_table(DEFAULT_TABLE)
     assert t.omega.size >= 2 and np.isfinite(t.values).all()
+
+
+def test_a_spreadsheets_byte_order_mark_is_not_a_column(tmp_path, table_file):
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + table_file.read_bytes())
+    assert read_rao_table(bom).values.tolist() == read_rao_table(table_file).values.tolist()

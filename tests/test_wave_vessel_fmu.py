@@ -152,7 +152,8 @@ def test_with_pitch_alone_the_rates_are_the_linear_derivatives(fmus, regular, de
     amp, phase = rao["pitch"]
     theta = omega * t + phase
     assert np.abs(y["angular_velocity_y"] + amp * a * omega * np.sin(theta)).max() <= 1e-9 * amp * a * omega
-    assert np.abs(y["angular_acceleration_y"] + amp * a * omega ** 2 * np.cos(theta)).max() <= 1e-9 * amp * a * omega ** 2
+    scale = amp * a * omega ** 2
+    assert np.abs(y["angular_acceleration_y"] + scale * np.cos(theta)).max() <= 1e-9 * scale
     for name in ("angular_velocity_x", "angular_velocity_z", "angular_acceleration_x", "angular_acceleration_z"):
         assert np.abs(y[name]).max() <= 1e-12, name
     p_rate = np.column_stack([-rao[d][0] * a * omega * np.sin(omega * t + rao[d][1]) for d in TRANSLATIONS])

@@ -17,7 +17,8 @@ from .registry import OSP_ECCO, OSP_PAIRS, OSP_WIRINGS, SPECS
 from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
 from .wave_vessel.spec import build_files as wave_vessel_files
 
-__all__ = ["build_fmu", "build_all", "fmu_files", "write_osp_files", "write_ecco_files", "write_ssp_files", "pair_connections"]
+__all__ = ["build_fmu", "build_all", "fmu_files", "write_osp_files", "write_ecco_files", "write_ssp_files",
+           "pair_connections"]
 
 # A pair's connections, variable by variable, from its simulators: the one wiring that the SSP packages and the
 # ECCO system structures carry (the fixed-step system structures carry the same as variable-group connections).

@@ -43,7 +43,8 @@ VALUE_NAMES = (("roll", "pitch", "yaw") + tuple(f"angular_velocity_{a}" for a in
 def harmonic_sums(omega: np.ndarray, phase: np.ndarray, c: np.ndarray, s: np.ndarray, t: float) -> tuple:
     """``(x, ẋ, ẍ)`` of the series with coefficients ``c``, ``s`` (series × components) at time ``t``.
 
-    >>> [v.round(12).tolist() for v in harmonic_sums(np.array([2.0]), np.zeros(1), np.ones((1, 1)), np.zeros((1, 1)), 0.0)]
+    >>> sums = harmonic_sums(np.array([2.0]), np.zeros(1), np.ones((1, 1)), np.zeros((1, 1)), 0.0)
+    >>> [v.round(12).tolist() for v in sums]
     [[1.0], [-0.0], [-4.0]]
     """
     theta = omega * t + phase

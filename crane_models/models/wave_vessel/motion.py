@@ -7,7 +7,8 @@ at O's mean position as a seventh.
 
 >>> from crane_models.core.sea import SeaState, wave_components
 >>> from .rao import EXAMPLE, parse_rao_table
->>> body = vessel_body(parse_rao_table(EXAMPLE), wave_components(SeaState(sea_spectrum=0, sea_hs=2.0, sea_tp=2 * math.pi)))
+>>> sea = SeaState(sea_spectrum=0, sea_hs=2.0, sea_tp=2 * math.pi)
+>>> body = vessel_body(parse_rao_table(EXAMPLE), wave_components(sea))
 >>> round(float(body.values(0.0)[17]), 12)  # heave RAO 0.5 at 1 rad/s in a 1 m amplitude head sea, crest at t = 0
 0.5
 """

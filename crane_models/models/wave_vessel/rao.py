@@ -83,7 +83,7 @@ def read_rao_table(path) -> RaoTable:
     """The table in the file ``path``; :class:`RaoError` when it cannot be read or is not a valid table."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (a spreadsheet's CSV) is not a column
     except (OSError, UnicodeDecodeError) as exc:
         raise RaoError(f"RAO table {path}: cannot be read ({exc.__class__.__name__}: "
                        f"{getattr(exc, 'strerror', None) or exc})") from None
