@@ -157,6 +157,20 @@ def test_the_roll_peak_in_beam_seas_is_at_the_hydrostatic_natural_period(table):
         assert abs(peak - wn) <= 0.02 * wn + spacing / 2, (peak, wn)
 
 
+def test_the_roll_peak_is_bounded_by_the_added_roll_damping(table):
+    """At resonance the roll amplitude is the roll moment over w B44; the wave's roll moment in beam seas is at most
+    C44 times the wave slope k a (its Froude-Krylov part on a wall-sided hull in waves long against the beam; the
+    effective slope of a 25 m beam in 270 m waves is below 1), and B44 is at least the added 2 zeta sqrt(C44 I)
+    = 2 zeta C44 / w: so roll / a <= k / (2 zeta), zeta the added fraction of critical the table states (the
+    radiation damping only adds to it). Without the added damping the peak would pass this bound."""
+    zeta = number_after(table["comments"], "roll damping", r"plus a linear")
+    g = hull(table["comments"])["g"]
+    for heading in (np.pi / 2, 3 * np.pi / 2):
+        roll = table["amp"]["roll"][:, column_of(table["headings"], heading)]
+        peak = int(np.argmax(roll))
+        assert roll[peak] <= table["omegas"][peak] ** 2 / g / (2 * zeta), (roll[peak], zeta)
+
+
 def test_head_and_following_seas_excite_no_sway_roll_or_yaw(table):
     """The hull is symmetric about its centre plane: waves along it cannot move it sideways. The BEM keeps this to
     round-off; the bound, 1e-6 of the largest amplitude of the motion anywhere in the table, is far above it."""

@@ -4,14 +4,10 @@ RAO CSV format of docs/sea.md ("RAO tables").
 Capytaine is an optional extra (``pip install 'crane-cosim[bem]'``), imported inside the functions that need it;
 this module is not bundled into FMUs (``fmi/bundle.py`` LEFT_OUT): an FMU reads the table, it never computes one.
 
-Axes and reference point O: x forward, y to port, z up, z = 0 the mean free surface. For a :class:`BoxHull`, O is
-midship on the centreline on the mean waterline; for a :class:`MeshHull`, O is the origin of the mesh's
-coordinates (put it on the waterline: z = 0 is the free surface). The RAOs are the translations of O and the
-rotations about O, per unit wave amplitude, the wave's phase taken at O.
-
-Phase: Capytaine's complex amplitudes follow e^{-iωt} (physical = Re(X e^{-iωt}), its incoming wave is
-Re(e^{i(k x cos β + k y sin β - ωt)}), cos(ωt) at O), the table's follow the format's
-``amp·a·cos(ωt + ε + phase)``: the table holds conj(X).
+Axes: x forward, y to port, z up, z = 0 the mean free surface. O: for a :class:`BoxHull` midship on the
+centreline on the waterline, for a :class:`MeshHull` the mesh's origin. The RAOs: translations of O and rotations
+about O per unit wave amplitude, the wave's phase taken at O. Phase: Capytaine's X means Re(X e^{-iωt}) (its wave
+cos(ωt) at O), the format's amp·a·cos(ωt + ε + phase): the table holds conj(X).
 """
 from __future__ import annotations
 
@@ -58,18 +54,17 @@ class BoxHull:
         for name in ("length", "beam", "draught"):
             _positive(f"hull {name}", getattr(self, name))
         _radii_ok(self.radii)
-        km = self.draught / 2 + self.beam ** 2 / (12 * self.draught)  # KB + BM of a box
-        if not (math.isfinite(self.kg) and 0 < self.kg < km):
-            raise ValueError(f"hull kg = {self.kg} m: must lie in (0, KM = KB + BM = {km:.4g}) m, the metacentre's "
-                             "height above the keel of this box (above it the hull capsizes: GM <= 0)")
+        if not (math.isfinite(self.kg) and 0 < self.kg < self.metacentre()):
+            raise ValueError(f"hull kg = {self.kg} m: must lie in (0, KM = KB + BM = {self.metacentre():.4g}) m, "
+                             "the metacentre's height above the keel of this box (above it GM <= 0: it capsizes)")
 
-    def metacentric_height(self) -> float:
-        """GM = KB + BM - KG [m] of the box: KB = T/2, BM = B²/(12 T)."""
-        return self.draught / 2 + self.beam ** 2 / (12 * self.draught) - self.kg
+    def metacentre(self) -> float:
+        """KM = KB + BM [m] above the keel: KB = T/2, BM = B²/(12 T) for a box."""
+        return self.draught / 2 + self.beam ** 2 / (12 * self.draught)
 
     def description(self) -> list[str]:
         return [f"hull: box, length {self.length:g} m, beam {self.beam:g} m, draught {self.draught:g} m, "
-                f"KG {self.kg:g} m above keel (GM {self.metacentric_height():.4g} m), radii of gyration about "
+                f"KG {self.kg:g} m above keel (GM {self.metacentre() - self.kg:.4g} m), radii of gyration about "
                 f"the centre of gravity kxx {self.radii[0]:g} m, kyy {self.radii[1]:g} m, kzz {self.radii[2]:g} m",
                 "reference point O: midship, on the centreline, on the mean waterline (the centre of gravity is "
                 f"{self.kg - self.draught:g} m above O)"]
@@ -101,11 +96,9 @@ class MeshHull:
 
 @dataclass
 class RaoTable:
-    """RAOs as complex amplitudes in the format's convention: motion j = Re(rao[i, h, j] · a e^{i(ωt + ε)}) for
-    the wave a cos(ωt + ε) at O, omega ``omegas[i]``, heading ``headings[h]``; ``notes``: comment lines of the
-    computation (natural periods, added inertia, damping). The BEM's coefficients about O, in Capytaine's
-    convention (e^{-iωt}), for checks: ``mass_matrix`` and ``stiffness`` (6, 6), ``added_mass`` and ``damping``
-    (omega, 6, 6; ``damping`` with the added roll damping), ``excitation`` (omega, heading, 6) per unit amplitude."""
+    """RAOs [omega, heading, dof] in the format's convention: motion j = Re(rao · a e^{i(ωt + ε)}) for the wave
+    a cos(ωt + ε) at O; ``notes`` the computation's comment lines; for checks the coefficients about O (e^{-iωt}):
+    mass matrix, stiffness, added mass and damping (with the added roll damping), excitation per unit amplitude."""
     omegas: np.ndarray
     headings: np.ndarray
     rao: np.ndarray
@@ -236,50 +229,32 @@ def hull_raos(hull: BoxHull | MeshHull, omegas=None, headings=None, *, roll_damp
     headings = default_headings() if headings is None else np.asarray(headings, float)
     check_grid(omegas, headings)
     hull.check()
-    _positive("panel size", panel_size)
-    _positive("rho", rho)
-    _positive("g", g)
+    for name, value in (("panel size", panel_size), ("rho", rho), ("g", g)):
+        _positive(name, value)
     if not (math.isfinite(roll_damping) and 0 <= roll_damping < 1):
         raise ValueError(f"roll damping = {roll_damping}: a fraction of critical in [0, 1)")
     cpt = _capytaine()
-    import xarray as xr  # a dependency of Capytaine
-
-    if isinstance(hull, BoxHull):
-        lid_z = _lid_height(box_mesh(cpt, hull, panel_size), omegas, g)
-        mesh, cog = box_mesh(cpt, hull, panel_size, lid_z), np.array([0.0, 0.0, hull.kg - hull.draught])
-        lid = box_lid(cpt, hull, panel_size, lid_z)
-    else:
-        mesh, cog = mesh_from_file(cpt, hull), np.asarray(hull.center_of_gravity, float)
-        lid_z = _lid_height(mesh, omegas, g)
-        lid = mesh.generate_lid(z=lid_z)
-    body = cpt.FloatingBody(mesh=mesh, lid_mesh=lid, dofs=cpt.rigid_body_dofs(rotation_center=(0.0, 0.0, 0.0)),
-                            center_of_mass=cog, name="hull")
+    body, lid_z = hull_body(cpt, hull, omegas, panel_size, g)
     mass = float(body.disp_mass(rho=rho))
     if isinstance(hull, MeshHull):
-        _check_equilibrium(hull, body, cog)
-    stiffness = body.compute_hydrostatic_stiffness(rho=rho, g=g).values
-    inertia = rigid_body_mass_matrix(mass, cog, hull.radii)
-    problems = xr.Dataset(coords={"omega": omegas, "wave_direction": headings,
-                                  "radiating_dof": list(CAPYTAINE_DOFS), "water_depth": [np.inf],
-                                  "rho": [rho], "g": [g]})
-    data = cpt.BEMSolver().fill_dataset(problems, body, n_jobs=n_jobs, progress_bar=False)
-    data = data.squeeze([d for d in ("water_depth", "rho", "g") if d in data.dims], drop=True)
-    dofs = dict(influenced_dof=list(CAPYTAINE_DOFS), radiating_dof=list(CAPYTAINE_DOFS))
-    added = data["added_mass"].sel(**dofs).transpose("omega", "influenced_dof", "radiating_dof").values
-    damping = data["radiation_damping"].sel(**dofs).transpose("omega", "influenced_dof", "radiating_dof").values
-    force = data["excitation_force"].sel(influenced_dof=list(CAPYTAINE_DOFS)).transpose(
-        "omega", "wave_direction", "influenced_dof").values
-    roll = roll_resonance(omegas, inertia, added, stiffness)
+        _check_equilibrium(hull, body, body.center_of_mass)
+    stiffness = hydrostatic_stiffness(cpt, body, rho, g)
+    inertia = rigid_body_mass_matrix(mass, body.center_of_mass, hull.radii)
+    added, damping, force = bem_coefficients(cpt, body, omegas, headings, rho, g, n_jobs)
+    effective_roll_inertia = roll_inertia(omegas, inertia, added)
+    roll_omega = natural_frequency(omegas, stiffness[3, 3], effective_roll_inertia)
+    roll_total = effective_roll_inertia(roll_omega)
     extra = np.zeros((6, 6))
-    extra[3, 3] = 2 * roll_damping * math.sqrt(stiffness[3, 3] * roll["inertia"])
+    extra[3, 3] = 2 * roll_damping * math.sqrt(stiffness[3, 3] * roll_total)
     motions = solve_motions(omegas, inertia, added, damping + extra, stiffness, force)
     notes = [*hull.description(),
              f"mass {mass:.6g} kg (the displaced water's, rho {rho:g} kg/m3), g {g:g} m/s2, deep water, "
              "zero forward speed",
              f"hydrostatic stiffness C33 {stiffness[2, 2]:.6g} N/m, C44 {stiffness[3, 3]:.6g} N m/rad, "
-             f"C55 {stiffness[4, 4]:.6g} N m/rad (Capytaine)",
-             f"roll natural frequency {roll['omega']:.4g} rad/s (period {2 * math.pi / roll['omega']:.4g} s), "
-             f"roll added inertia A44 {roll['inertia'] - inertia[3, 3] + _coupling(inertia):.6g} kg m2 about the "
+             f"C55 {stiffness[4, 4]:.6g} N m/rad (Capytaine, 2x2 Gauss points per panel)",
+             f"roll natural frequency {roll_omega:.4g} rad/s (period {2 * math.pi / roll_omega:.4g} s), roll "
+             # less m kxx² (inertia about O less the sway coupling in air M24² / M22 = m z_G²)
+             f"added inertia A44 {roll_total - inertia[3, 3] + inertia[1, 3] ** 2 / inertia[1, 1]:.6g} kg m2 about the "
              "centre of gravity, sway-decoupled (I44 + A44 - (M24 + A24)^2 / (m + A22) - m kxx^2)",
              f"roll damping: the BEM's radiation damping plus a linear {roll_damping:g} of critical, "
              f"B44 {extra[3, 3]:.6g} N m s/rad = 2 zeta sqrt(C44 (I44 + A44)) at the roll natural frequency",
@@ -288,11 +263,56 @@ def hull_raos(hull: BoxHull | MeshHull, omegas=None, headings=None, *, roll_damp
              "speed, no mooring or dynamic positioning (surge, sway and yaw have no restoring), no crane or "
              "payload feedback on the hull, roll damping linear (as above), above the highest omega the table "
              "means no response",
-             f"mesh: {body.mesh.nb_faces} hull panels (panel size {panel_size:g} m for a box), lid of "
+             f"mesh: {body.mesh.nb_faces} hull panels "
+             f"({f'panel size {panel_size:g} m' if isinstance(hull, BoxHull) else Path(hull.path).name}), lid of "
              f"{body.lid_mesh.nb_faces if body.lid_mesh is not None else 0} panels at z = "
              f"{lid_z:.3g} m (irregular frequencies removed)"]
     return RaoTable(omegas=omegas, headings=headings, rao=np.conj(motions), notes=notes, mass_matrix=inertia,
                     stiffness=stiffness, added_mass=added, damping=damping + extra, excitation=force)
+
+
+def hull_body(cpt, hull: BoxHull | MeshHull, omegas, panel_size: float, g: float):
+    """Capytaine's floating body of ``hull`` (its six rigid-body motions about O, its centre of gravity, its lid)
+    and the lid's height."""
+    if isinstance(hull, BoxHull):
+        lid_z = _lid_height(box_mesh(cpt, hull, panel_size), omegas, g)
+        mesh, cog = box_mesh(cpt, hull, panel_size, lid_z), (0.0, 0.0, hull.kg - hull.draught)
+        lid = box_lid(cpt, hull, panel_size, lid_z)
+    else:
+        mesh, cog = mesh_from_file(cpt, hull), hull.center_of_gravity
+        lid_z = _lid_height(mesh, omegas, g)
+        lid = mesh.generate_lid(z=lid_z)
+    body = cpt.FloatingBody(mesh=mesh, lid_mesh=lid, dofs=cpt.rigid_body_dofs(rotation_center=(0.0, 0.0, 0.0)),
+                            center_of_mass=np.asarray(cog, float), name="hull")
+    return body, lid_z
+
+
+def bem_coefficients(cpt, body, omegas, headings, rho: float, g: float, n_jobs: int):
+    """Added mass and radiation damping (omega, 6, 6) and wave exciting force (omega, heading, 6) about O, in
+    deep water, from Capytaine's radiation and diffraction problems (e^{-iωt})."""
+    import xarray as xr  # a dependency of Capytaine
+
+    problems = xr.Dataset(coords={"omega": omegas, "wave_direction": headings,
+                                  "radiating_dof": list(CAPYTAINE_DOFS), "water_depth": [np.inf],
+                                  "rho": [rho], "g": [g]})
+    data = cpt.BEMSolver().fill_dataset(problems, body, n_jobs=n_jobs, progress_bar=False)
+    data = data.squeeze([d for d in ("water_depth", "rho", "g") if d in data.dims], drop=True)
+    dofs = dict(influenced_dof=list(CAPYTAINE_DOFS), radiating_dof=list(CAPYTAINE_DOFS))
+    matrix = ("omega", "influenced_dof", "radiating_dof")
+    added = data["added_mass"].sel(**dofs).transpose(*matrix).values
+    damping = data["radiation_damping"].sel(**dofs).transpose(*matrix).values
+    force = data["excitation_force"].sel(influenced_dof=list(CAPYTAINE_DOFS)).transpose(
+        "omega", "wave_direction", "influenced_dof").values
+    return added, damping, force
+
+
+def hydrostatic_stiffness(cpt, body, rho: float, g: float) -> np.ndarray:
+    """Capytaine's hydrostatic stiffness about O, its waterplane moments integrated with 2x2 Gauss points per
+    panel: exact for flat panels, where the panels' centres alone make the box's C44 too low by
+    rho g L B dy^2 / 12 (1 % of it with 1.7 m panels, 6 % with 4 m). Only here: the BEM keeps one point."""
+    exact = cpt.FloatingBody(mesh=body.mesh.with_quadrature("Gauss-Legendre 2"), dofs=body.dofs,
+                             center_of_mass=body.center_of_mass, name="hull")
+    return exact.compute_hydrostatic_stiffness(rho=rho, g=g).values
 
 
 def _lid_height(mesh, omegas, g: float) -> float:
@@ -304,11 +324,6 @@ def _lid_height(mesh, omegas, g: float) -> float:
         lowest = float(mesh.lowest_lid_position(omega_max=float(np.max(omegas)), g=g))
     near = 0.1 * float(mesh.z_span[0])
     return max(lowest, near) if math.isfinite(lowest) and lowest < 0 else near
-
-
-def _coupling(inertia: np.ndarray) -> float:
-    """The part of the roll inertia about O that is sway coupling in air: M24² / M22 (= m z_G²)."""
-    return inertia[1, 3] ** 2 / inertia[1, 1]
 
 
 def _check_equilibrium(hull: MeshHull, body, cog: np.ndarray) -> None:
@@ -330,31 +345,29 @@ def solve_motions(omegas, inertia, added, damping, stiffness, force) -> np.ndarr
     return out
 
 
-def roll_resonance(omegas, inertia, added, stiffness) -> dict:
-    """The undamped roll natural frequency ω = sqrt(C44 / I) of the sway-roll pair (sway has no stiffness: the
-    effective inertia is I44 + A44 - (M24 + A24)² / (m + A22), the same about any point), with A(ω) interpolated
-    on the grid: a fixed point, as the added inertia varies with ω. ``inertia`` the effective one there."""
-    def effective(w):
-        a = np.array([[np.interp(w, omegas, added[:, i, j]) for j in (1, 3)] for i in (1, 3)])
-        m = inertia[np.ix_((1, 3), (1, 3))] + a
-        return m[1, 1] - m[0, 1] * m[1, 0] / m[0, 0]
+def natural_frequency(omegas, stiffness: float, inertia) -> float:
+    """The undamped natural frequency w = sqrt(C / I(w)), ``inertia`` a function of w (with the added inertia
+    interpolated on the grid): a fixed point, as the added inertia varies with w."""
+    w = math.sqrt(stiffness / inertia(float(omegas[0])))
+    for _ in range(100):
+        w = math.sqrt(stiffness / inertia(w))
+    return w
 
-    w = math.sqrt(stiffness[3, 3] / effective(float(omegas[0])))
-    for _ in range(50):
-        w_new = math.sqrt(stiffness[3, 3] / effective(w))
-        if abs(w_new - w) < 1e-9:
-            break
-        w = w_new
-    return {"omega": w, "inertia": effective(w)}
+
+def roll_inertia(omegas, inertia, added):
+    """The effective roll inertia of the sway-roll pair at w: I44 + A44 - (M24 + A24)² / (m + A22) (sway has no
+    stiffness; the same about any point on the centre plane)."""
+    def at(w: float) -> float:
+        m = inertia[np.ix_((1, 3), (1, 3))] + [[np.interp(w, omegas, added[:, i, j]) for j in (1, 3)] for i in (1, 3)]
+        return m[1, 1] - m[0, 1] * m[1, 0] / m[0, 0]
+    return at
 
 
 def natural_frequency_notes(omegas, inertia, added, stiffness) -> list[str]:
-    """Undamped heave and pitch natural periods from the diagonal terms (fixed point in ω, as for roll)."""
+    """Undamped heave and pitch natural periods from the diagonal terms."""
     notes = []
     for name, j in (("heave", 2), ("pitch", 4)):
-        w = math.sqrt(stiffness[j, j] / (inertia[j, j] + added[0, j, j]))
-        for _ in range(50):
-            w = math.sqrt(stiffness[j, j] / (inertia[j, j] + np.interp(w, omegas, added[:, j, j])))
+        w = natural_frequency(omegas, stiffness[j, j], lambda w: inertia[j, j] + np.interp(w, omegas, added[:, j, j]))
         notes.append(f"{name} natural frequency {w:.4g} rad/s (period {2 * math.pi / w:.4g} s), "
                      f"A{j + 1}{j + 1} {np.interp(w, omegas, added[:, j, j]):.6g} there")
     return notes
