@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -104,7 +105,7 @@ def rao_command(args: argparse.Namespace) -> int:
     omegas, headings = parse_omegas(args.omegas), bem.default_headings(args.heading_step)
     try:
         table = bem.hull_raos(hull, omegas, headings, roll_damping=args.roll_damping, panel_size=args.panel_size,
-                              rho=args.rho, n_jobs=args.jobs)
+                              rho=args.rho, n_jobs=args.jobs, progress=sys.stderr.isatty())
         comments = [*args.comment, *bem.provenance(command_line(args))]
     except bem.BemMissing as exc:
         raise MissingTool(str(exc)) from None

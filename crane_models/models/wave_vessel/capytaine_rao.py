@@ -220,11 +220,11 @@ def rigid_body_mass_matrix(mass: float, cog: np.ndarray, radii) -> np.ndarray:
 
 def hull_raos(hull: BoxHull | MeshHull, omegas=None, headings=None, *, roll_damping: float = ROLL_DAMPING,
               panel_size: float = 1.7, rho: float = SEAWATER_DENSITY, g: float = GRAVITY,
-              n_jobs: int = 1) -> RaoTable:
+              n_jobs: int = 1, progress: bool = False) -> RaoTable:
     """6-DOF RAOs of ``hull`` at O in deep water, zero forward speed, by Capytaine (radiation and diffraction,
     irregular frequencies removed with a lid), its hydrostatic stiffness and the hull's mass matrix, plus a linear
     roll damping ``roll_damping`` x critical (see :data:`ROLL_DAMPING`). ``panel_size`` [m] the box's panels
-    (a mesh file is used as it is). Inputs are checked before Capytaine is imported."""
+    (a mesh file is used as it is); ``progress``: Capytaine's progress bar. Inputs are checked first."""
     omegas = default_omegas() if omegas is None else np.asarray(omegas, float)
     headings = default_headings() if headings is None else np.asarray(headings, float)
     check_grid(omegas, headings)
@@ -240,7 +240,7 @@ def hull_raos(hull: BoxHull | MeshHull, omegas=None, headings=None, *, roll_damp
         _check_equilibrium(hull, body, body.center_of_mass)
     stiffness = hydrostatic_stiffness(cpt, body, rho, g)
     inertia = rigid_body_mass_matrix(mass, body.center_of_mass, hull.radii)
-    added, damping, force = bem_coefficients(cpt, body, omegas, headings, rho, g, n_jobs)
+    added, damping, force = bem_coefficients(cpt, body, omegas, headings, rho, g, n_jobs, progress)
     effective_roll_inertia = roll_inertia(omegas, inertia, added)
     roll_omega = natural_frequency(omegas, stiffness[3, 3], effective_roll_inertia)
     roll_total = effective_roll_inertia(roll_omega)
@@ -287,7 +287,7 @@ def hull_body(cpt, hull: BoxHull | MeshHull, omegas, panel_size: float, g: float
     return body, lid_z
 
 
-def bem_coefficients(cpt, body, omegas, headings, rho: float, g: float, n_jobs: int):
+def bem_coefficients(cpt, body, omegas, headings, rho: float, g: float, n_jobs: int, progress: bool):
     """Added mass and radiation damping (omega, 6, 6) and wave exciting force (omega, heading, 6) about O, in
     deep water, from Capytaine's radiation and diffraction problems (e^{-iωt})."""
     import xarray as xr  # a dependency of Capytaine
@@ -295,7 +295,7 @@ def bem_coefficients(cpt, body, omegas, headings, rho: float, g: float, n_jobs: 
     problems = xr.Dataset(coords={"omega": omegas, "wave_direction": headings,
                                   "radiating_dof": list(CAPYTAINE_DOFS), "water_depth": [np.inf],
                                   "rho": [rho], "g": [g]})
-    data = cpt.BEMSolver().fill_dataset(problems, body, n_jobs=n_jobs, progress_bar=False)
+    data = cpt.BEMSolver().fill_dataset(problems, body, n_jobs=n_jobs, progress_bar=progress)
     data = data.squeeze([d for d in ("water_depth", "rho", "g") if d in data.dims], drop=True)
     dofs = dict(influenced_dof=list(CAPYTAINE_DOFS), radiating_dof=list(CAPYTAINE_DOFS))
     matrix = ("omega", "influenced_dof", "radiating_dof")
