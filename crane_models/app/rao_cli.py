@@ -31,7 +31,7 @@ def add_commands(sub) -> None:
                    help="radii of gyration about the centre of gravity [m]")
     p.add_argument("--out", required=True, type=Path, help="the CSV file to write")
     p.add_argument("--omegas", default=None, metavar="MIN:MAX:N|W1,W2,...",
-                   help="wave frequencies [rad/s] (default: 79 from 0.1 to 2.5, every 0.015 from 0.3 to 1.2)")
+                   help="wave frequencies [rad/s] (default: 78 from 0.1 to 2.5, every 0.015 from 0.3 to 1.2)")
     p.add_argument("--heading-step", type=float, default=15.0,
                    help="headings every this many degrees over the full circle (default: %(default)s)")
     p.add_argument("--roll-damping", type=float, default=bem.ROLL_DAMPING,

@@ -123,7 +123,7 @@ def _radii_ok(radii) -> None:
 
 
 def default_omegas() -> np.ndarray:
-    """79 wave frequencies [rad/s] from 0.1 to 2.5: every 0.05 below 0.3 (long waves, the hull follows them),
+    """78 wave frequencies [rad/s] from 0.1 to 2.5: every 0.05 below 0.3 (long waves, the hull follows them),
     every 0.015 from 0.3 to 1.2 where the roll (period 10-20 s) and heave/pitch (6-10 s) resonances of offshore
     vessels lie, every 0.1 above (short waves, small responses)."""
     return np.round(np.concatenate([np.arange(0.10, 0.30 - 1e-9, 0.05), np.arange(0.30, 1.20 - 1e-9, 0.015),
