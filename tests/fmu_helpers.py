@@ -31,14 +31,9 @@ needs_kernel = pytest.mark.skipif(compiled_kernel() is None, reason=NO_KERNEL)
 
 
 def every_fmu_table(tmp_path_factory) -> dict:
-    """The WaveVessel's RAO table of the every-FMU builds: the package's default (no option), or -- while the package
-    has none -- the tests' synthetic one (tests/conftest.py points the in-process spec at it), as ``--rao-table``
-    gives it."""
-    from crane_models.models.wave_vessel import spec
-
-    if (spec.DATA / "default_rao.csv").is_file():
-        return {}
-    return {"rao_table": spec.DEFAULT_TABLE}
+    """The build options of the every-FMU builds beyond ``crane-cosim build``'s defaults: none (the WaveVessel carries
+    the package's default RAO table)."""
+    return {}
 
 
 def build_fmus(tmp_path_factory) -> Path:

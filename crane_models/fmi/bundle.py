@@ -38,9 +38,10 @@ BUNDLED_FILES = (
 )
 # Matches of BUNDLED_FILES an FMU does not carry: the demo scenarios of each model, the run description and the sea
 # motion they are made of (the command line's, run with scipy), and the static equilibrium the system files' starts
-# are checked against (scipy's root finder).
+# are checked against (scipy's root finder), and the RAO computation with Capytaine (an optional extra: an FMU reads
+# RAO tables, it never computes one).
 LEFT_OUT = ("models/*/scenarios.py", "integration/scenario.py", "core/moving_base/sea_motion.py",
-            "integration/equilibrium.py")
+            "integration/equilibrium.py", "models/wave_vessel/capytaine_rao.py")
 
 # What the bundled code needs from the target's Python besides the standard library; the FMU's runtime record
 # (fmi/runtime: runtime_record) carries it and the runtime checks it. The same bounds as pyproject.toml
