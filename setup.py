@@ -56,7 +56,9 @@ PACKAGE_DIR = {"crane_cosim_fmu_src": "fmu_src", "crane_cosim_build": "build_scr
 # the library inside an FMU runs on any x86-64; -fno-math-errno lets sqrt inline (errno is never read).
 # C sources ship with the package: the FMU build compiles the FMI runtime from them (fmi/fmu_binaries.py) and the
 # cross-builds compile runtime and kernel for other platforms (fmi/platforms.py).
-PACKAGE_DATA = {"crane_models.fmi.runtime": ["*.c", "*.h"], "crane_models.core.native": ["*.c", "*.h"]}
+# The WaveVessel's default RAO table (models/wave_vessel/data/default_rao.csv, docs/sea.md) ships with the package too.
+PACKAGE_DATA = {"crane_models.fmi.runtime": ["*.c", "*.h"], "crane_models.core.native": ["*.c", "*.h"],
+                "crane_models.models.wave_vessel": ["data/*.csv"]}
 
 KERNEL = Extension("crane_models.core.native.multibody", SOURCES,
                    depends=[*map(str, sorted(NATIVE.glob("*.h"))), str(NATIVE / "entry_points.py")],

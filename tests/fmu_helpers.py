@@ -30,13 +30,24 @@ kernel_expected = pytest.mark.skipif(find_c_compiler() is None and compiled_kern
 needs_kernel = pytest.mark.skipif(compiled_kernel() is None, reason=NO_KERNEL)
 
 
+def every_fmu_table(tmp_path_factory) -> dict:
+    """The WaveVessel's RAO table of the every-FMU builds: the package's default (no option), or -- while the package
+    has none -- the tests' synthetic one (tests/conftest.py points the in-process spec at it), as ``--rao-table``
+    gives it."""
+    from crane_models.models.wave_vessel import spec
+
+    if (spec.DATA / "default_rao.csv").is_file():
+        return {}
+    return {"rao_table": spec.DEFAULT_TABLE}
+
+
 def build_fmus(tmp_path_factory) -> Path:
     """Every FMU built once per test process, exactly as ``crane-cosim build`` does."""
     if "dir" not in _BUILT:
         from crane_models.models.build import build_all
 
         out = tmp_path_factory.mktemp("fmus")
-        build_all(out)
+        build_all(out, **every_fmu_table(tmp_path_factory))
         _BUILT["dir"] = out
     return _BUILT["dir"]
 
@@ -58,7 +69,7 @@ def build_fmi3_fmus(tmp_path_factory) -> Path:
         from crane_models.models.build import build_all
 
         out = tmp_path_factory.mktemp("fmus3")
-        build_all(out, fmi_version=3)
+        build_all(out, fmi_version=3, **every_fmu_table(tmp_path_factory))
         _BUILT["fmi3"] = out
     return _BUILT["fmi3"]
 

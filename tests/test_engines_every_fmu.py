@@ -53,6 +53,9 @@ def moving_inputs(name: str) -> Scenario:
             moving = {"interface_force_z": -900.0 + 100.0 * math.sin(3.0 * t),
                       "interface_moment_x": 40.0 * math.sin(2.0 * t), "interface_force_y": 30.0 * math.cos(2.0 * t)}
             return [moving.get(n, start[n]) for n in inputs]
+    elif name == "WaveVessel":  # no inputs: its sea (the default JONSWAP) moves it
+        def signals(t: float) -> list:
+            return []
     else:
         raise KeyError(f"no moving-input run for {name}")
     return Scenario(f"{name}_moving", name, STOP, inputs, signals)

@@ -16,7 +16,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from fmu_helpers import build_fmi3_fmus, build_fmus  # noqa: E402
+from fmu_helpers import build_fmi3_fmus, build_fmus, every_fmu_table  # noqa: E402
 
 from crane_models.fmi import bundle  # noqa: E402
 
@@ -135,11 +135,15 @@ def fmus(tmp_path_factory):
     return sorted(build_fmus(tmp_path_factory).glob("*.fmu")) + sorted(build_fmi3_fmus(tmp_path_factory).glob("*.fmu"))
 
 
-def test_fmus_carry_the_bundle_and_the_builders_only(fmus):
-    """Each FMU's copy of the package holds exactly the bundled files, with the kernel the build names in its
+def test_fmus_carry_the_bundle_and_the_builders_only(fmus, tmp_path_factory):
+    """Each FMU's copy of the package holds exactly the bundled files -- and the files its build gives it besides
+    (the WaveVessel's RAO table, when one is given: models.build.fmu_files) --, with the kernel the build names in its
     manifest (compiled for this machine, build.default_binaries, in place of the one pip compiled); beside it in
     resources/ only the FMI builder (pythonfmu or pythonfmu3, which the slave imports) and no sources/
     (pythonfmu3's C++, run by nobody)."""
+    from crane_models.models.build import fmu_files
+
+    besides = fmu_files(every_fmu_table(tmp_path_factory).get("rao_table"))
     kernel = "core/native/multibody"
     expected = {p.relative_to(PACKAGE).as_posix() for p in bundle.bundled_files(PACKAGE)}
     expected = {f for f in expected if not f.startswith(kernel)}
@@ -152,7 +156,7 @@ def test_fmus_carry_the_bundle_and_the_builders_only(fmus):
         manifest = json.loads((fmu.parent / "manifest.json").read_text())
         kernels = {f"core/native/{k}" for k in manifest["kernels"].values()}
         assert {f for f in carried if f.startswith(kernel)} == kernels
-        assert {f for f in carried if not f.startswith(kernel)} == expected
+        assert {f for f in carried if not f.startswith(kernel)} == expected | set(besides.get(fmu.stem, {}))
         own_builder = copy[:-len("crane_models")] + builder  # the builder's copy in the build's namespace too
         assert {n.split("/")[1] for n in names if n.startswith("resources/") and n.count("/") > 1} == {copy, own_builder}
         assert not [n for n in names if n.startswith("sources/")], fmu

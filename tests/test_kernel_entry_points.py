@@ -146,7 +146,7 @@ def assert_every_model_ran(report: dict) -> None:
     stepped = {label: (run["kernel_step"], run.get("kernel_step_equal")) for label, run in runs.items()
                if run["kernel_step"] is not None}
     assert set(stepped) == {"KnuckleBoomCrane", "KnuckleBoomCrane+payload", "VesselCrane",
-                            "CraneOnMovingBase", "KnuckleBoomCraneOnMovingBase", "Vessel"}, stepped
+                            "CraneOnMovingBase", "KnuckleBoomCraneOnMovingBase", "Vessel", "WaveVessel"}, stepped
     assert set(stepped.values()) == {(0, True)}, stepped
     last = list(runs.values())[-1]  # what the binding has taken after all models: every entry point, from the kernel
     assert set(last["entry_points"]) == set(EXPORTS)

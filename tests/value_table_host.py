@@ -34,6 +34,7 @@ RUNS = {
     "FlexibleCrane": ("flexible_crane_rigid_lugre", 5.0, 0.002, 30, 15),
     "CraneOnMovingBase": (None, 0.0, 0.01, 60, 30),
     "Vessel": (None, 0.0, 0.01, 60, 30),
+    "WaveVessel": (None, 0.0, 0.01, 60, 30),  # no inputs: its sea moves it
 }
 
 

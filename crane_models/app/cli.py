@@ -38,6 +38,9 @@ def add_commands(sub) -> None:
                    help="put the compiled kernel for these platforms into every FMU, cross-built with zig: 'all' "
                         "or a comma-separated list such as x86_64-linux,x86_64-windows (default: this machine's "
                         "kernel only; docs/platforms.md)")
+    b.add_argument("--rao-table", type=Path, default=None, metavar="FILE",
+                   help="the WaveVessel's RAO table, carried inside its FMU (CSV, docs/sea.md; default: the "
+                        "package's table of a generic vessel)")
     b.set_defaults(func=build_command)
 
 
@@ -55,7 +58,15 @@ def build_command(args: argparse.Namespace) -> int:
             require_toolchain()
         except (ValueError, ToolchainMissing) as exc:  # the known names; what to install (zig, LIEF)
             raise CliError(f"--platforms: {exc}") from None
-    for path in build_all(out, args.fmi, platforms=platforms):
+    if args.rao_table is not None:  # checked before anything is built: one line, exit 2
+        from ..models.wave_vessel.rao import RaoError, read_rao_table
+
+        try:
+            read_rao_table(args.rao_table)
+        except RaoError as exc:
+            raise CliError(f"--rao-table: {exc}") from None
+    table = {"rao_table": args.rao_table} if args.rao_table is not None else {}
+    for path in build_all(out, args.fmi, platforms=platforms, **table):
         print(path)
     return 0
 

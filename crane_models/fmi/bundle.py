@@ -30,6 +30,7 @@ BUNDLED_FILES = (
     "core/native/multibody*.dylib",
     "models/__init__.py", "models/on_ship.py", "models/at_sea.py",
     "models/*/*.py",
+    "models/wave_vessel/data/default_rao.csv",  # the WaveVessel's default RAO table (a user's: its build's files)
     "fmi/__init__.py", "fmi/adapter.py", "fmi/builder_api.py", "fmi/derivatives.py", "fmi/initialization.py",
     "fmi/input_ranges.py",
     "fmi/saved_states.py",

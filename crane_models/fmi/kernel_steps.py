@@ -13,7 +13,10 @@ itself (``kernel_step_hooks``: ``mbs_cosim_moving_step`` imposes the base and re
 stepper's error control may leave the integrals out); no switching times; state events only where the
 kernel's stepper checks them itself (``advance_to_event``: a step in which an indicator changes sign is declined and
 Python locates the event); an explicit stepper; no host poll between internal steps (FMI 3.0's intermediate
-update)."""
+update).
+
+A model whose outputs are functions of time alone (no state, no inputs: the WaveVessel) takes another path,
+:class:`TimeSteps`: its kernel record computes the outputs at the step's end and publishes them."""
 from __future__ import annotations
 
 import ctypes
@@ -27,7 +30,7 @@ from ..core.native.cosim_step import NativeCosimStep
 from ..core.native.stepping import NativeIntegration
 from ..integration.cosimulation import CoSimulation
 
-__all__ = ["KernelSteps", "RuntimeSlot", "Handover", "python_entry"]
+__all__ = ["KernelSteps", "TimeSteps", "RuntimeSlot", "Handover", "python_entry"]
 
 
 class RuntimeSlot(ctypes.Structure):
@@ -118,6 +121,38 @@ class KernelSteps:
         stats["rejected"] += rejected
 
 
+class TimeSteps:
+    """The kernel's steps of a model without state or inputs whose outputs are functions of time alone (the
+    WaveVessel): the model's ``kernel_time_step(output_names, real_slots, int_slots, time_slot)`` gives a record whose
+    C function writes the outputs at the step's end into the table (``mbs_harmonic_step``); the model's own outputs
+    come from the same C code, so either path gives the same bits. Handing over is the time reached; taking back, the
+    time the kernel reached (no state, no evaluation to carry)."""
+
+    def __init__(self, sim: CoSimulation, native) -> None:
+        self.sim, self.native = sim, native
+
+    @classmethod
+    def of(cls, sim: CoSimulation, output_names: tuple, input_slots: Sequence[int], real_slots: Sequence[tuple],
+           int_slots: Sequence[tuple], time_slot: Optional[int]) -> Optional["TimeSteps"]:
+        make = getattr(sim.model, "kernel_time_step", None)
+        if make is None or sim.x.size or len(input_slots) or any(sim.step_hooks().values()):
+            return None
+        native = make(output_names, real_slots, int_slots, time_slot)
+        return None if native is None else cls(sim, native)
+
+    def hand_over(self) -> bool:
+        if self.sim.stepper.cancel_poll is not None:  # FMI 3.0 early return: Python's steps, as KernelSteps'
+            return False
+        self.native.load(self.sim.t)
+        return True
+
+    def take_back(self) -> None:
+        if self.native.steps:
+            sim = self.sim
+            sim.take_point(self.native.t, sim.x, None, None, sim.inputs)
+            self.native.load(sim.t)
+
+
 class Handover:
     """The adapter's side of the runtime's slot (:class:`RuntimeSlot`, at ``slave._fmi_native_step_address``, which
     the project's runtime sets unless ``CRANE_COSIM_NATIVE_STEP=0``): the kernel's steps of the simulation in force,
@@ -153,8 +188,9 @@ class Handover:
         try:
             if sim is not self._sim:
                 self._sim, self._steps = sim, None
-                self._steps = KernelSteps.of(sim, table.output_names, *table.kernel_slots())
-                if self._steps is not None and self.ranges is not None:
+                slots = (table.output_names, *table.kernel_slots())
+                self._steps = TimeSteps.of(sim, *slots) or KernelSteps.of(sim, *slots)
+                if isinstance(self._steps, KernelSteps) and self.ranges is not None:
                     self._steps.native.expect_ranges(self.ranges.kernel_ranges())
             if self._steps is not None and self._steps.hand_over():
                 slot.record, slot.step = self._steps.native.record, self._steps.native.function

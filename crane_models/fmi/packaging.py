@@ -61,12 +61,15 @@ def slave_source(name: str, bundle: str, fmi_version: int) -> str:
     return text
 
 
-def build_fmu(name: str, spec: FmuSpec, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None) -> Path:
+def build_fmu(name: str, spec: FmuSpec, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None,
+              files: dict | None = None) -> Path:
     """Build the FMU ``name`` of ``spec`` (its slave script is ``fmu_src/``'s :func:`slave_script_name`; FMI 2.0
     with pythonfmu, or FMI 3.0 with pythonfmu3) into ``out_dir``, byte-identical for
     identical sources (:func:`make_reproducible`). ``binaries``: {(library, platform): path} from
     :func:`platforms.build_binaries`; None: :func:`default_binaries` (this machine's kernel). The FMU carries
-    those binaries instead of the kernel compiled in place by ``pip install`` (:func:`bundle_binaries`)."""
+    those binaries instead of the kernel compiled in place by ``pip install`` (:func:`bundle_binaries`).
+    ``files``: ``{path inside the bundled package: file}`` the FMU carries besides (a user's RAO table), part of
+    its build's digest (:func:`build_inputs_sha256`)."""
     if binaries is None:
         binaries = default_binaries()
     if fmi_version == 3:
@@ -79,12 +82,15 @@ def build_fmu(name: str, spec: FmuSpec, out_dir: Path, fmi_version: int = 2, bin
         options = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tag = bundle_namespace(name, fmi_version, binaries)
+    tag = bundle_namespace(name, fmi_version, binaries, files)
     bundle = f"{tag}_crane_models"
     src_pkg = Path(__file__).resolve().parents[1]  # this package: the FMU carries the part it runs (bundle.py)
     with tempfile.TemporaryDirectory(prefix="crane_cosim_build_") as tmp:
         tmp = Path(tmp)
         copy_bundle(src_pkg, tmp / bundle)
+        for inside, source in sorted((files or {}).items()):
+            (tmp / bundle / inside).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, tmp / bundle / inside)
         if binaries:
             bundle_binaries(tmp / bundle, binaries)
         script = tmp / f"{tag}_slave.py"
@@ -132,7 +138,7 @@ def _forget_modules(tag: str) -> None:
         sys.modules.pop(mod)
 
 
-def bundle_namespace(name: str, fmi_version: int, binaries: dict) -> str:
+def bundle_namespace(name: str, fmi_version: int, binaries: dict, files: dict | None = None) -> str:
     """The prefix of every module name an FMU brings into a Python process (``<prefix>_crane_models``,
     ``<prefix>_slave``): the FMU's name and FMI version and a digest of everything it is made of
     (:func:`build_inputs_sha256`: the bundled code, the variables its specs make, the binaries, the builder's
@@ -140,17 +146,18 @@ def bundle_namespace(name: str, fmi_version: int, binaries: dict) -> str:
     whose modules shared a name would run the first one's code and variable table in one process (issue 21); a
     name from the content, not from name and version, keeps them apart, and equal sources still give equal bytes.
     16 hex digits (64 bits): a collision between two builds is as unlikely as one of the content GUIDs."""
-    return f"{name.lower()}_fmi{fmi_version}_{build_inputs_sha256(name, fmi_version, binaries)[:16]}"
+    return f"{name.lower()}_fmi{fmi_version}_{build_inputs_sha256(name, fmi_version, binaries, files)[:16]}"
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def build_inputs_sha256(name: str, fmi_version: int, binaries: dict) -> str:
+def build_inputs_sha256(name: str, fmi_version: int, binaries: dict, files: dict | None = None) -> str:
     """sha256 over everything an FMU is made of: the package's files (without caches; without the kernel
-    compiled in place when platform binaries replace it), the slave script, the binaries, the FMI version and
-    the builder library's version. Equal inputs give an equal FMU (:func:`make_reproducible`)."""
+    compiled in place when platform binaries replace it), the slave script, the binaries, the files it carries
+    besides (``files``, :func:`build_fmu`), the FMI version and the builder library's version. Equal inputs give an
+    equal FMU (:func:`make_reproducible`)."""
     from importlib.metadata import version
 
     src_pkg = Path(__file__).resolve().parents[1]
@@ -169,6 +176,8 @@ def build_inputs_sha256(name: str, fmi_version: int, binaries: dict) -> str:
     digest.update(runtime_record("", name).encode())
     for key in sorted(binaries):
         digest.update(repr(key).encode() + Path(binaries[key]).read_bytes())
+    for inside in sorted(files or {}):
+        digest.update(b"file " + inside.encode() + b"\0" + Path(files[inside]).read_bytes())
     return digest.hexdigest()
 
 
@@ -181,7 +190,7 @@ def _previous_entries(out_dir: Path) -> dict:
 
 
 def build_fmus(specs: dict[str, Callable[[], FmuSpec]], out_dir: Path, fmi_version: int = 2, platforms=None,
-               write_systems: Callable[[Path], None] | None = None) -> list:
+               write_systems: Callable[[Path], None] | None = None, files: dict | None = None) -> list:
     """Build the FMUs of ``specs`` (``{name: spec factory}``) into ``out_dir`` and write ``manifest.json`` beside
     them; for FMI 2.0 ``write_systems(out_dir)`` then adds the system files of the FMUs (OSP, SSP).
 
@@ -190,7 +199,8 @@ def build_fmus(specs: dict[str, Callable[[], FmuSpec]], out_dir: Path, fmi_versi
     then carries every platform's kernel, cross-built with zig (:mod:`.platforms`).
     An FMU already in ``out_dir`` whose inputs are unchanged (``inputs_sha256`` in the manifest) and whose
     file still has its recorded sha256 is kept as it is, not rebuilt; a rebuilt FMU with the bytes of the
-    file already there leaves that file untouched."""
+    file already there leaves that file untouched. ``files``: ``{FMU name: {path inside its bundle: file}}``, what
+    an FMU carries besides (:func:`build_fmu`)."""
     from .platforms import build_binaries, host_platform, resolve_platforms
 
     out_dir = Path(out_dir)
@@ -208,13 +218,14 @@ def build_fmus(specs: dict[str, Callable[[], FmuSpec]], out_dir: Path, fmi_versi
                           "compiler missing at pip install? The FMUs will run the numpy implementation, 3-6 "
                           "times slower (docs/performance.md)", stacklevel=2)
         for name, make_spec in specs.items():
-            inputs = build_inputs_sha256(name, fmi_version, binaries)
+            extra = (files or {}).get(name)
+            inputs = build_inputs_sha256(name, fmi_version, binaries, extra)
             target = out_dir / f"{name}.fmu"
             old = previous.get(target.name, {})
             reused = (old.get("inputs_sha256") == inputs and target.is_file()
                       and _sha256(target) == old.get("sha256"))
             if not reused:
-                fresh = build_fmu(name, make_spec(), tmp / name, fmi_version, binaries)
+                fresh = build_fmu(name, make_spec(), tmp / name, fmi_version, binaries, extra)
                 target = out_dir / fresh.name
                 if not (target.is_file() and _sha256(target) == _sha256(fresh)):
                     shutil.move(fresh, target)

@@ -8,6 +8,8 @@ A *model* here is any object with
 * optionally ``write_outputs(t, x, inputs, aux, names, out)``: the outputs ``names`` into the float64 array ``out``
   (the compiled models: one kernel call with an index map made once per ``names``, ``core.native.outputs``);
 * ``check_state(x)`` raising ``ValueError`` when the state left the model's validity;
+* ``state_size`` may be 0: a model whose outputs are functions of time alone (the WaveVessel) is stepped without
+  its stepper, each step one evaluation at the step's end, and any step is within reach;
 * optionally ``update_inputs(x, aux, old_inputs, new_inputs) -> (ẋ, aux)``, a cheap exact update of
   the last evaluation when only the inputs changed;
 * optionally ``impose_inputs(x, inputs) -> x``: the state with the part the inputs prescribe put in place
@@ -148,6 +150,8 @@ class CoSimulation:
         steps of at most the stepper's ``max_step`` (inf without either bound). A longer step cannot end before
         the budget runs out however smooth the model: ``doStep(t, 1e308)`` with the budget at 2^31 - 1 ran for
         hours until it was spent; the FMU refuses such a step before any work (fmi/adapter.py)."""
+        if self.x.size == 0:  # nothing to integrate: any step is one evaluation
+            return math.inf
         budget = math.inf if self.max_internal_steps is None else self.max_internal_steps
         return budget * float(self.stepper.max_step)
 
@@ -276,7 +280,10 @@ class CoSimulation:
 
     def _integrate(self, t: float, x: np.ndarray, t_end: float, k: np.ndarray, aux) -> tuple:
         """The stepper from ``t`` to ``t_end``: in the kernel when the model has a compiled right-hand side
-        and the stepper a tableau, else in Python."""
+        and the stepper a tableau, else in Python; a model without state (its outputs functions of time alone: the
+        WaveVessel) has nothing to integrate, only its evaluation at ``t_end``."""
+        if x.size == 0:
+            return (x,) + tuple(self._f(t_end, x))
         compiled = self.model.compiled(t, self.inputs) if hasattr(self.model, "compiled") else None
         if compiled is not None and compiled[0].can_advance(self.stepper):
             integration, inputs = compiled

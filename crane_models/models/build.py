@@ -16,17 +16,26 @@ from ..fmi.ssp import write_ssp_files as write_ssp
 from .at_sea import SEA_PARAMETER_NAMES
 from .registry import OSP_ECCO, OSP_PAIRS, OSP_WIRINGS, SPECS
 from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
+from .wave_vessel.spec import build_files as wave_vessel_files
 
-__all__ = ["build_fmu", "build_all", "write_osp_files", "write_ecco_files", "write_ssp_files", "pair_connections"]
+__all__ = ["build_fmu", "build_all", "fmu_files", "write_osp_files", "write_ecco_files", "write_ssp_files", "pair_connections"]
 
 # A pair's connections, variable by variable, from its simulators: the one wiring that the SSP packages and the
 # ECCO system structures carry (the fixed-step system structures carry the same as variable-group connections).
 pair_connections = partial(variable_connections, specs=SPECS)
 
 
-def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None) -> Path:
-    """Build the FMU ``name`` (a name of :data:`.registry.SPECS`) into ``out_dir``: :func:`fmi.packaging.build_fmu`."""
-    return packaging.build_fmu(name, SPECS[name](), out_dir, fmi_version, binaries)
+def fmu_files(rao_table=None) -> dict:
+    """``{FMU name: {path inside its bundle: file}}``: what FMUs carry besides the package -- the WaveVessel a user's
+    RAO table (``rao_table``; checked here, :class:`.wave_vessel.rao.RaoError`, one line)."""
+    return {} if rao_table is None else {"WaveVessel": wave_vessel_files(rao_table)}
+
+
+def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | None = None,
+              rao_table=None) -> Path:
+    """Build the FMU ``name`` (a name of :data:`.registry.SPECS`) into ``out_dir``: :func:`fmi.packaging.build_fmu`;
+    ``rao_table``: the WaveVessel's RAO table file (default: the package's)."""
+    return packaging.build_fmu(name, SPECS[name](), out_dir, fmi_version, binaries, fmu_files(rao_table).get(name))
 
 
 def write_osp_files(out_dir: Path, step: float = 0.01) -> list:
@@ -58,7 +67,9 @@ def write_system_files(out_dir: Path) -> None:
     write_ssp_files(out_dir)
 
 
-def build_all(out_dir: Path, fmi_version: int = 2, platforms=None) -> list:
+def build_all(out_dir: Path, fmi_version: int = 2, platforms=None, rao_table=None) -> list:
     """Build every FMU of the project into ``out_dir`` with ``manifest.json`` (:func:`fmi.packaging.build_fmus`)
-    and, for FMI 2.0, the OSP files and SSP packages beside them."""
-    return packaging.build_fmus(SPECS, out_dir, fmi_version, platforms, write_system_files)
+    and, for FMI 2.0, the OSP files and SSP packages beside them; ``rao_table``: the WaveVessel's RAO table file
+    (default: the package's)."""
+    files = fmu_files(rao_table)  # checked before anything is built
+    return packaging.build_fmus(SPECS, out_dir, fmi_version, platforms, write_system_files, files)

@@ -2,7 +2,7 @@
 in-place build, or the file named by ``CRANE_COSIM_KERNEL``): run by tests/test_kernel_entry_points.py in a fresh
 process per kernel. Prints one JSON object: the kernel file, and per run the steps done, whether every real output
 is finite (from ``outputs()`` and in the table ``write_outputs`` fills), where the model's steps qualify one more
-step by ``mbs_cosim_step`` (its code, and whether its outputs are the Python step's), and the entry points the
+step by ``mbs_cosim_step`` (or ``mbs_harmonic_step``: fmi/kernel_steps.py TimeSteps; its code, and whether its outputs are the Python step's), and the entry points the
 binding has taken from the kernel so far (``Kernel`` caches each on first use).
 
 The crane on a moving base with its payload runs first, so that its entry (what it alone took) shows that the
@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
 from crane_models.core import native
 from crane_models.models.registry import SPECS
-from crane_models.fmi.kernel_steps import KernelSteps
+from crane_models.fmi.kernel_steps import KernelSteps, TimeSteps
 from crane_models.integration.cosimulation import CoSimulation
 
 STEPS = 5  # communication steps per model: enough to go through doStep's stepping and the outputs
@@ -42,7 +45,8 @@ def kernel_step(spec, simulation: CoSimulation, table: np.ndarray) -> dict:
     kinds = [v.kind == "real" for v in spec.outputs]
     slots = ([(n_in + j, j) for j, real in enumerate(kinds) if real], [(n_in + j, j) for j, real in enumerate(kinds)
                                                                          if not real])
-    steps = KernelSteps.of(simulation, names, list(range(n_in)), *slots, None)
+    steps = (TimeSteps.of(simulation, names, list(range(n_in)), *slots, None)
+             or KernelSteps.of(simulation, names, list(range(n_in)), *slots, None))
     if steps is None or not steps.hand_over():
         return {"kernel_step": None}
     code = steps.native.step(simulation.t, spec.step_size, reals, ints)
@@ -52,11 +56,28 @@ def kernel_step(spec, simulation: CoSimulation, table: np.ndarray) -> dict:
                                                                           table))}
 
 
+def spec_of(name: str, folder: Path):
+    """The FMU's spec; the WaveVessel's with the tests' synthetic RAO table while the package has no default one."""
+    from crane_models.models.wave_vessel.spec import DEFAULT_TABLE, wave_vessel_spec
+
+    if name != "WaveVessel" or DEFAULT_TABLE.is_file():
+        return SPECS[name]()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from wave_vessel_helpers import write_synthetic_table
+
+    return wave_vessel_spec(write_synthetic_table(folder / "synthetic_rao.csv"))
+
+
 def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        every_model(Path(folder))
+
+
+def every_model(folder: Path) -> None:
     lib = native.library()
     report = {"kernel": lib._name if lib is not None else None, "runs": {}}
     for label, name, extra in runs() if lib is not None else []:
-        spec = SPECS[name]()
+        spec = spec_of(name, folder)
         model, x0, options = spec.build({**{v.name: v.start for v in spec.parameters}, **extra})
         simulation = CoSimulation(model, x0, **options)
         for _ in range(STEPS):

@@ -31,7 +31,7 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "point_load.c", "dynamics.c", "task.c",
            "reactions.c", "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
            "cosim_step.c", "cosim_payload.c", "moving_base.c", "held_base.c", "cosim_held.c", "cosim_moving.c",
-           "task_outputs.c")
+           "task_outputs.c", "harmonic.c")
 
 _P = c_void_p  # any pointer: a record (mbs_model, mbs_task, ...) or an array the caller owns
 
@@ -96,6 +96,10 @@ PROTOTYPES = {
     # task_outputs.c
     "mbs_task_values_size": (c_int, (_P,)),
     "mbs_task_outputs": (c_int, (_P, _P, c_double) + (_P,) * 5 + (c_int, _P)),
+    # harmonic.c
+    "mbs_harmonic_values_size": (c_int, (_P,)),
+    "mbs_harmonic_values": (c_int, (_P, c_double)),
+    "mbs_harmonic_step": (c_int, (_P, c_double, c_double, _P, _P)),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order

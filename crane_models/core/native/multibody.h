@@ -38,7 +38,10 @@
  *   cosim_moving.h  cosim_moving.c mbs_cosim_moving_step: the same for a crane on a moving base (its base imposed
  *                 and its step integrals restarted at each step);
  *   task_outputs.h  task_outputs.c mbs_task_outputs: every output of a tree with a task (the flexible crane) from one
- *                 evaluation, written into the caller's output table by an index map.
+ *                 evaluation, written into the caller's output table by an index map;
+ *   harmonic.h    harmonic.c mbs_harmonic_values, mbs_harmonic_step: a rigid body moved by sums of harmonic series
+ *                 (position and Euler angles (53)), its body-frame rates by the Euler kinematics, and its
+ *                 communication step over a value table (outputs of time alone: a wave-driven vessel).
  * The steppers know no model: a model's right-hand side is handed to them from above (stepping.c, payload.c),
  * as integration/integrators.py steps the Python models.
  * Plain C with no Python API, loaded with ctypes, so one binary serves every Python version that an
@@ -71,6 +74,7 @@
 #include "cosim_held.h"
 #include "cosim_moving.h"
 #include "task_outputs.h"
+#include "harmonic.h"
 
 /* What a kernel exports. entry_points.py lists the entry points once; a build on ELF or Mach-O compiles with
  * -fvisibility=hidden and defines MBS_EXPORTS as MBS_EXPORT(name) for each of them (setup.py, fmi/platforms.py):
