@@ -9,8 +9,9 @@ hold of the vessel's motion over a step is the only coupling error (first order 
 
 :data:`KNUCKLE_BOOM_MOUNT` (not from the papers): the 36 t knuckle boom crane on the deck of the default RAO table's
 vessel (a 120 m x 25 m construction vessel, reference point O midship on the centreline at the mean waterline):
-aft on the starboard side, 40 m aft of midship and 9 m to starboard, its base on the deck 3 m above the waterline,
-its zero slew facing starboard (over the side, where lifts at sea go). Without its payload: the crane (gravity
+aft on the starboard side, 40 m aft of midship and 9 m to starboard, its base on a 7 m pedestal on the deck, which is
+3 m above the waterline (the crane base 10 m above O; the demo lift's deck, ``deck_height`` -7 m, is then the vessel's
+deck), its zero slew facing starboard (over the side, where lifts at sea go). Without its payload: the crane (gravity
 compensated) then starts at rest at its set-points, so in still water the system stays at rest from its first step (a
 payload on the wire would sag the booms by its weight, which the compensation leaves out); a lift with the payload
 in the sea is the splash-zone demo's."""
@@ -22,7 +23,7 @@ from .at_sea import SEA_PARAMETER_NAMES
 
 __all__ = ["SEA_SYSTEMS", "KNUCKLE_BOOM_MOUNT", "DEMO_SEA", "sea_connections", "sea_osp_file", "with_sea"]
 
-KNUCKLE_BOOM_MOUNT = {"mount_x": -40.0, "mount_y": -9.0, "mount_z": 3.0, "mount_heading": -math.pi / 2}
+KNUCKLE_BOOM_MOUNT = {"mount_x": -40.0, "mount_y": -9.0, "mount_z": 10.0, "mount_heading": -math.pi / 2}
 # The sea of the shipped systems (its parameters on every component that has them): Hs 2.5 m, Tp 8 s JONSWAP,
 # waves from 30 degrees off the starboard bow (travelling towards 150 degrees: heading 5π/6 -- roll and pitch both),
 # long-crested; the rest at SeaState's defaults.
