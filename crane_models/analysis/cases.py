@@ -12,6 +12,7 @@ units (angles in rad), is in ``docs/fatigue-and-sweeps.md``; in short::
     parameters: {kp1: [1.0e6, 4.0e6], signals.q1_ref.amplitude: {range: [0.1, 0.3], num: 3}}   # grid
     latin_hypercube: {samples: 8, seed: 1, parameters: {kd1: [1.0e6, 8.0e6]}}                 # joint samples
     sea_states: [{amplitude: 0.05, period: 8.0, heading: 0.785}]                              # moving base
+    sea_states: {sea_hs: [1.5, 2.5, 3.5], sea_tp: [6.0, 8.0], sea_heading: 3.1416}     # or a WaveVessel's sea grid
     fatigue: {outputs: [joint1_force_z], slopes: [3, 4, 5], reference_cycles: 2.0e6}
     record: [q1, joint1_force_z]     # series kept per case (default: every output)
 
@@ -31,6 +32,7 @@ import numpy as np
 
 from ..models.registry import SPECS
 from ..integration.scenario import check_step
+from .sea_states import expand_sea_states, is_wave_sea_state, sea_parameter_units, sea_start_values
 from .signals import SEA_STATE_FIELDS, case_signals, check_sea_state, check_signal
 
 __all__ = ["Case", "CaseSet", "load_case_file", "parse_cases", "varied_unit"]
@@ -147,7 +149,10 @@ def _check_case_count(grid: dict, data: dict) -> None:
     samples = hypercube.get("samples") if isinstance(hypercube, dict) else 1
     count *= samples if isinstance(samples, int) and samples > 0 else 1
     seas = data.get("sea_states")
-    count *= len(seas) if isinstance(seas, list) and seas else 1
+    try:
+        count *= len(expand_sea_states(seas)) if seas else 1
+    except ValueError:
+        pass  # reported where the sea states are read
     if count > MAX_CASES:
         raise ValueError(f"the case file expands to {count:.3g} cases, more than {MAX_CASES:.0e} (the grid's sizes "
                          f"multiply: parameters x latin_hypercube.samples x sea_states); split the study")
@@ -206,8 +211,9 @@ def _check_target(name: str, spec, signals: dict) -> None:
         if parts[1] not in signals:
             raise ValueError(f"varied {name!r}: input {parts[1]!r} has no signal under 'signals'")
     elif parts[0] == "sea_state":
-        if len(parts) != 2 or parts[1] not in SEA_STATE_FIELDS:
-            raise ValueError(f"varied {name!r}: sea-state fields are {', '.join(SEA_STATE_FIELDS)}")
+        fields = tuple(SEA_STATE_FIELDS) + tuple(sea_parameter_units())
+        if len(parts) != 2 or parts[1] not in fields:
+            raise ValueError(f"varied {name!r}: sea-state fields are {', '.join(fields)}")
     elif name not in parameters:
         raise ValueError(f"varied {name!r} is not a parameter of {spec.model_name}")
 
@@ -227,7 +233,7 @@ def varied_unit(name: str, fmu: str) -> str:
         inputs = {v.name: v.unit for v in spec.inputs}
         return _SIGNAL_FIELD_UNITS.get(parts[2]) or inputs.get(parts[1], "")
     if parts[0] == "sea_state" and len(parts) == 2:
-        return _SEA_STATE_UNITS.get(parts[1], "")
+        return {**_SEA_STATE_UNITS, **sea_parameter_units()}.get(parts[1], "")
     return next((v.unit or "" for v in spec.parameters if v.name == name), "")
 
 
@@ -288,10 +294,11 @@ def parse_cases(data, default_name: str = "sweep") -> CaseSet:
     _check_case_count(grid, data)
     axes = {name: _axis_values(name, values) for name, values in grid.items()}
     samples = _latin_hypercube(data["latin_hypercube"]) if "latin_hypercube" in data else [{}]
-    sea_states = data.get("sea_states") or [None]
+    sea_states = [None]
     if data.get("sea_states") is not None:
-        if not isinstance(data["sea_states"], list) or not data["sea_states"]:
-            raise ValueError("sea_states must be a non-empty list of {amplitude, period, heading[, heave]}")
+        sea_states = expand_sea_states(data["sea_states"])
+        if not sea_states:
+            raise ValueError("sea_states must be a non-empty list of sea states or a grid {sea_hs: [..], ...}")
         for i, sea in enumerate(sea_states):
             check_sea_state(f"sea_states[{i}]", sea, spec)
     for name in list(axes) + list(samples[0]):
@@ -304,6 +311,8 @@ def parse_cases(data, default_name: str = "sweep") -> CaseSet:
                 start, sig, sea_values = _apply(varied, start_values, signals, sea)
                 if sea is not None:
                     varied.update({f"sea_state.{k}": float(v) for k, v in sea_values.items()})
+                    if is_wave_sea_state(sea_values):  # the crane's own sea (a payload in the water): the same
+                        start.update(sea_start_values(sea_values, spec))
                 cases.append(Case(len(cases), fmu, duration, step, start, scenario, sig, sea_values, varied))
     fatigue = data.get("fatigue") or {}
     outputs = fatigue.get("outputs") or [v.name for v in spec.outputs if v.unit in ("N", "N.m")]

@@ -73,14 +73,21 @@ def signal_value(sig: dict, t: float) -> float:
 
 
 def check_sea_state(where: str, sea, spec) -> None:
-    """A sea state needs an FMU with base-motion inputs and finite fields; period and base height > 0."""
+    """A sea state needs an FMU with base-motion inputs and finite fields; period and base height > 0. A sea state
+    of the sea's parameters (:mod:`.sea_states`) is checked against their ranges."""
+    from .sea_states import check_wave_sea_state, is_wave_sea_state
+
+    if is_wave_sea_state(sea):
+        check_wave_sea_state(where, sea, spec)
+        return
     missing = set(_MOTION_INPUTS) - {v.name for v in spec.inputs}
     if missing:
         raise ValueError(f"{where}: {spec.model_name} has no base-motion inputs ({sorted(missing)[0]}, ...); "
                          f"sea states need a moving-base FMU such as CraneOnMovingBase")
     if not isinstance(sea, dict) or set(sea) - set(SEA_STATE_FIELDS) or not {"amplitude", "period"} <= set(sea):
         raise ValueError(f"{where} must be a mapping with amplitude [rad] and period [s], optionally heading "
-                         f"[rad], heave [m], base_height [m]")
+                         f"[rad], heave [m], base_height [m]; or a sea of the FMUs' sea parameters (sea_hs, sea_tp, "
+                         f"sea_heading, ...)")
     for name, value in sea.items():
         _number(f"{where}.{name}", value)
     if sea["period"] <= 0:
@@ -138,6 +145,12 @@ def case_signals(case) -> tuple[list, Callable[[float], list]]:
     defaults = [float(v.start) for v in spec.inputs]
     scenario = collect("scenarios", "SCENARIOS")[case.scenario]() if case.scenario else None
     own = [case.signals.get(n) for n in names]
+    sea_motion = None
+    if case.sea_state is not None:
+        from .sea_states import is_wave_sea_state, wave_vessel_motion
+
+        sea_motion = (wave_vessel_motion(case.sea_state) if is_wave_sea_state(case.sea_state)
+                      else lambda t: sea_state_motion(case.sea_state, t))
 
     def signals(t: float) -> list:
         values = list(defaults)
@@ -147,8 +160,8 @@ def case_signals(case) -> tuple[list, Callable[[float], list]]:
         for i, sig in enumerate(own):
             if sig is not None:
                 values[i] = signal_value(sig, t)
-        if case.sea_state is not None:
-            motion = sea_state_motion(case.sea_state, t)
+        if sea_motion is not None:
+            motion = sea_motion(t)
             values = [motion.get(n, v) for n, v in zip(names, values)]
         return values
 

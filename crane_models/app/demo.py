@@ -62,7 +62,7 @@ def demo_command(args: argparse.Namespace) -> int:
     check_demo_step(args.step, scenarios)
     ship = not (args.scenario or args.no_ship or args.no_reference)
     writable_dir(args.out, "--out", create=False)
-    for name in list(scenarios) + (["ship_cosimulation"] if ship else []):  # before anything is built or run
+    for name in list(scenarios) + (["sea_lift", "ship_cosimulation"] if ship else []):  # before anything is built or run
         writable_dir(args.out / name, "--out", create=False)
     out = writable_dir(args.out, "--out")
     fmu_dir = writable_dir(args.fmus or out / "fmus", "--fmus")
@@ -191,6 +191,21 @@ def ship_rows(out_dir: Path, fmu_dir: Path, step: float, quiet: bool) -> list:
     return rows + ecco_rows(fmu_dir, step)
 
 
+def sea_rows(out_dir: Path, fmu_dir: Path, step: float) -> list:
+    """The lift on the WaveVessel in Hs 2.5 m, Tp 8 s (:func:`app.sea_demo.run_sea_demo`, fmpy: no engine needed) as
+    a demo row; none, with a note, when its FMUs were not built."""
+    from ..models.sea_systems import SEA_SYSTEMS
+    from .sea_demo import SYSTEM, run_sea_demo
+
+    missing = sorted(f"{fmu}.fmu" for fmu, _ in SEA_SYSTEMS[SYSTEM].values() if not (fmu_dir / f"{fmu}.fmu").is_file())
+    if missing:
+        print(f"lift at sea skipped: {', '.join(missing)} not in {fmu_dir} (crane-cosim build writes them)")
+        return []
+    return [{"scenario": name, "step": h, "max_deviation": dev, "worst_output": worst, "rtf_fmu": rtf,
+             "rtf_standalone": rtf_ref, "files": sorted(str(p) for p in Path(out_dir).glob("*.png"))}
+            for name, h, dev, worst, rtf, rtf_ref in run_sea_demo(out_dir, fmu_dir, step)]
+
+
 def ecco_rows(fmu_dir: Path, step: float) -> list:
     """The pairs' ECCO variants (:func:`app.ship_ecco.run_ecco_rows`, set-points on the grid ``step``) as demo rows,
     their step the median ECCO chose; none, with a note, when the ECCO files were not built."""
@@ -236,6 +251,7 @@ def run_demo(out_dir: Path, step: float = 0.01, fmu_dir: Path | None = None, nam
     _ensure_fmus(fmu_dir, scenarios, rebuild, quiet)
     rows = [run_scenario(sc, step, fmu_dir, out_dir, reference, quiet) for sc in scenarios.values()]
     if ship:
+        rows += sea_rows(out_dir / "sea_lift", fmu_dir, step)
         rows += ship_rows(out_dir / "ship_cosimulation", fmu_dir, step, quiet)
     write_summary(out_dir / "summary.json", rows)
     if not quiet:

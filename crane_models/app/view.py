@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from .fmus import CliError
-from .view_scene import DRAWN_MODELS, crane_scene
+from .view_scene import DRAWN_MODELS, Pose, crane_scene
+from .view_sea import sea_view
 
 __all__ = ["add_commands", "view_command", "load_run", "write_view", "write_gif", "MAX_FRAMES", "check_drawable"]
 
@@ -49,8 +50,9 @@ def check_drawable(models: list) -> None:
 
 
 def load_run(csv_path: Path) -> tuple:
-    """``(model, parameters, columns, units, prefix)`` of a result file; one clear error for what cannot be
-    viewed. ``prefix``: ``"crane."`` for an SSP run's crane component."""
+    """``(model, parameters, columns, units, prefix, sea)`` of a result file; one clear error for what cannot be
+    viewed. ``prefix``: ``"crane."`` for an SSP run's crane component; ``sea``: the run's sea (:mod:`.view_sea`) when a
+    WaveVessel carries the crane, else None."""
     from .results import metadata_path, read_csv
 
     csv_path = Path(csv_path)
@@ -81,7 +83,11 @@ def load_run(csv_path: Path) -> tuple:
         raise CliError(f"{csv_path}: no 'time' column")
     columns = {(k[len(prefix):] if prefix and k.startswith(prefix) else k): v for k, v in columns.items()}
     units = {(k[len(prefix):] if prefix and k.startswith(prefix) else k): v for k, v in units.items()}
-    return model, dict(parameters or {}), columns, units, prefix
+    try:
+        sea = sea_view(meta, columns)
+    except ValueError as exc:
+        raise CliError(f"{meta_path}: {exc}") from None
+    return model, dict(parameters or {}), columns, units, prefix, sea
 
 
 def _frame_rows(columns: dict, max_frames: int = MAX_FRAMES) -> list:
@@ -187,8 +193,30 @@ window.addEventListener('hashchange', craneCosimJump);
 """
 
 
-def build_figure(model: str, parameters: dict, columns: dict, units: dict, force: str | None = None):
-    """The plotly figure: crane, deck, frames, slider, play/pause, readout."""
+def _carried(poses: list, rows: list, scene, sea) -> tuple:
+    """The poses and the deck's corners of each row in the sea frame, carried by the vessel (``sea``)."""
+    carried, decks = [], []
+    for pose, row in zip(poses, rows):
+        move = sea.carry(row)
+        members = {s: [(move(a), move(b)) for a, b in segs] for s, segs in pose.members.items()}
+        carried.append(Pose(members, move(pose.tip), None if pose.payload is None else move(pose.payload)))
+        decks.append(np.array([move(c) for c in scene.deck]))
+    return carried, decks
+
+
+def _sea_traces(deck: np.ndarray, surface: tuple, zrange: list) -> list:
+    import plotly.graph_objects as go
+
+    x, y, z = surface
+    return [go.Mesh3d(x=deck[:, 0], y=deck[:, 1], z=deck[:, 2], i=[0, 0], j=[1, 2], k=[2, 3], color="#9ecae1",
+                      opacity=0.6, name="deck", hoverinfo="skip"),
+            go.Surface(x=x, y=y, z=z, cmin=zrange[0], cmax=zrange[1], colorscale="Blues", reversescale=True,
+                       opacity=0.8, showscale=False, name="sea", hoverinfo="skip")]
+
+
+def build_figure(model: str, parameters: dict, columns: dict, units: dict, force: str | None = None, sea=None):
+    """The plotly figure: crane, deck, frames, slider, play/pause, readout; with ``sea`` (:mod:`.view_sea`) in the sea
+    frame over the sea surface, the vessel carrying the crane and its deck."""
     import plotly.graph_objects as go
 
     scene = crane_scene(model, parameters)
@@ -200,15 +228,27 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
         raise CliError(f"--force {force}: not a column of the result ({', '.join(n for n in columns if n != 'time')})")
     rows = [{k: float(v[i]) for k, v in columns.items()} for i in _frame_rows(columns)]
     poses = _poses(scene, rows)
-    ranges = _ranges(scene, poses)
-    deck = _deck_in(scene, ranges)
-    static = go.Mesh3d(x=deck[:, 0], y=deck[:, 1], z=deck[:, 2], i=[0, 0], j=[1, 2], k=[2, 3], color="#9ecae1",
-                       opacity=0.45, name="deck", hoverinfo="skip")
-    first = _traces(poses[0], rows[0])
     names = [f"{r['time']:.6g}" for r in rows]
-    frames = [go.Frame(name=n, data=_traces(p, r), traces=list(range(1, 1 + len(first))),
+    if sea is None:
+        ranges = _ranges(scene, poses)
+        deck = _deck_in(scene, ranges)
+        static = [go.Mesh3d(x=deck[:, 0], y=deck[:, 1], z=deck[:, 2], i=[0, 0], j=[1, 2], k=[2, 3], color="#9ecae1",
+                            opacity=0.45, name="deck", hoverinfo="skip")]
+        moving = [[] for _ in rows]
+    else:  # the sea frame: deck and sea surface change from frame to frame
+        poses, decks = _carried(poses, rows, scene, sea)
+        ranges = _ranges(scene, poses)
+        for axis in ranges[:2]:  # the sea around the crane too: half its reach beyond it on every side
+            axis[0], axis[1] = axis[0] - 0.5 * scene.reach, axis[1] + 0.5 * scene.reach
+        surfaces = [sea.surface(r["time"], ranges) for r in rows]
+        lowest = min(float(s[2].min()) for s in surfaces)
+        zrange = [lowest, max(float(s[2].max()) for s in surfaces)]
+        ranges[2] = [min(ranges[2][0], lowest - 0.5), max(ranges[2][1], float(max(d[:, 2].max() for d in decks)))]
+        static, moving = [], [_sea_traces(d, s, zrange) for d, s in zip(decks, surfaces)]
+    first = moving[0] + _traces(poses[0], rows[0])
+    frames = [go.Frame(name=n, data=m + _traces(p, r), traces=list(range(len(static), len(static) + len(first))),
                        layout=dict(title=dict(text=_readout(r, units, force, scene.payload))))
-              for n, p, r in zip(names, poses, rows)]
+              for n, p, r, m in zip(names, poses, rows, moving)]
     step_ms = 1000.0 * (rows[-1]["time"] - rows[0]["time"]) / max(1, len(rows) - 1)
     play = dict(label="▶ play", method="animate",
                 args=[None, dict(frame=dict(duration=step_ms, redraw=True), fromcurrent=True,
@@ -224,7 +264,7 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
                               args=[[n], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                               transition=dict(duration=0))]) for n in names])
     spans = [r[1] - r[0] for r in ranges]
-    flipped = {"y", "z"} if scene.z_down else set()  # z down: seen upright, turned half a turn about x
+    flipped = {"y", "z"} if scene.z_down and sea is None else set()  # z down: seen upright, turned about x
     axis = lambda name, r: dict(title=f"{name} [m]", range=r[::-1] if name in flipped else r,  # noqa: E731
                                 autorange=False)
     layout = go.Layout(
@@ -236,15 +276,18 @@ def build_figure(model: str, parameters: dict, columns: dict, units: dict, force
                           buttons=[play, pause])],
         sliders=[slider], margin=dict(l=0, r=0, t=50, b=0), showlegend=True,
         legend=dict(x=0.99, xanchor="right", y=0.98),
-        annotations=[dict(text=f"{model}, {scene.frame}", showarrow=False, x=0.02, y=0.95, xref="paper", yref="paper",
+        annotations=[dict(text=f"{model}, {scene.frame if sea is None else _SEA_FRAME}", showarrow=False, x=0.02, y=0.95, xref="paper", yref="paper",
                           xanchor="left", font=dict(size=11, color="#555"))])
-    return go.Figure(data=[static] + first, layout=layout, frames=frames)
+    return go.Figure(data=static + first, layout=layout, frames=frames)
+
+
+_SEA_FRAME = "on the WaveVessel in its sea: the sea frame (z up from the still water level, x along the vessel's heading)"
 
 
 def write_view(csv_path: Path, out: Path | None = None, force: str | None = None) -> Path:
     """The HTML page of a result file (``RESULT.html`` beside it by default)."""
-    model, parameters, columns, units, _ = load_run(csv_path)
-    fig = build_figure(model, parameters, columns, units, force)
+    model, parameters, columns, units, _, sea = load_run(csv_path)
+    fig = build_figure(model, parameters, columns, units, force, sea)
     out = Path(out) if out else Path(csv_path).with_suffix(".html")
     # plotly.js inside the page (no CDN), no links to plotly's servers: the page works offline from file://.
     fig.write_html(str(out), include_plotlyjs=True, full_html=True, auto_play=False, post_script=_JUMP_SCRIPT,
@@ -273,7 +316,7 @@ def write_gif(csv_path: Path, out: Path, seconds: float = 6.0, fps: int = 6, siz
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation, PillowWriter
 
-    model, parameters, columns, units, _ = load_run(csv_path)
+    model, parameters, columns, units, _, _ = load_run(csv_path)  # the GIF: the crane in its ship frame
     scene = crane_scene(model, parameters)
     rows = [{k: float(v[i]) for k, v in columns.items()} for i in _frame_rows(columns, int(seconds * fps))]
     poses = _poses(scene, rows)

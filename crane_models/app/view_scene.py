@@ -125,7 +125,7 @@ def _knuckle_boom(model: str, values: dict) -> CraneScene:
         def to_frame(v):
             return flip @ (r + heading @ np.asarray(v, dtype=float))
     reach = p.l2 + p.l3  # horizontal: the booms
-    deck_z = 0.0
+    deck_z = float(values.get("deck_height", 0.0)) if values.get("deck_enabled") else 0.0  # the payload's deck
 
     def pose_at(q: np.ndarray, row: dict) -> Pose:
         kin = crane.system.kinematics(q, np.zeros(3))

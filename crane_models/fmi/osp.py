@@ -188,11 +188,13 @@ def _text(root: ET.Element) -> str:
 
 
 def osp_system_structure(simulators: dict, step: float = 0.01, initial_values: dict | None = None,
-                         port_connections: list | None = None) -> str:
+                         port_connections: list | None = None, groups: list | None = None) -> str:
     """A vessel-crane pair; ``simulators`` is ``{name: (FMU, initial values)}`` (``vessel`` and ``crane``),
     ``initial_values`` ``{simulator: {variable: value}}`` added to those; ``port_connections`` (``(from simulator,
     variable, to simulator, variable)``, :func:`variable_connections`) join the ports' variables one by one instead
-    of the port groups (a crane wired to another wrench than its ports carry)."""
+    of the port groups (a crane wired to another wrench than its ports carry); ``groups``: the variable groups joined
+    (default: the ports' and the motion's, only the motion's with ``port_connections``; ``[]``: a system joined by
+    ``port_connections`` alone, as a one-way system of models/sea_systems.py)."""
     root = ET.Element("OspSystemStructure", xmlns=SS_NAMESPACE, version="0.1")
     ET.SubElement(root, "StartTime").text = "0.0"
     ET.SubElement(root, "BaseStepSize").text = repr(float(step))
@@ -204,14 +206,17 @@ def osp_system_structure(simulators: dict, step: float = 0.01, initial_values: d
         if values:
             init = ET.SubElement(sim, "InitialValues")
             for var, value in values.items():
-                typed = ("Boolean", str(value).lower()) if isinstance(value, bool) else ("Real", repr(float(value)))
+                typed = (("Boolean", str(value).lower()) if isinstance(value, bool) else
+                         ("Integer", str(value)) if isinstance(value, int) else ("Real", repr(float(value))))
                 ET.SubElement(ET.SubElement(init, "InitialValue", variable=var), typed[0], value=typed[1])
     conns = ET.SubElement(root, "Connections")
     for a, va, b, vb in port_connections or []:  # plain variable connections come first (OSP's schema)
         c = ET.SubElement(conns, "VariableConnection")
         ET.SubElement(c, "Variable", simulator=a, name=va)
         ET.SubElement(c, "Variable", simulator=b, name=vb)
-    for group in GROUP_CONNECTIONS if port_connections is None else list(MOTION_GROUPS):
+    if groups is None:
+        groups = GROUP_CONNECTIONS if port_connections is None else list(MOTION_GROUPS)
+    for group in groups:
         c = ET.SubElement(conns, "VariableGroupConnection")
         ET.SubElement(c, "VariableGroup", simulator="vessel", name=group)
         ET.SubElement(c, "VariableGroup", simulator="crane", name=group)

@@ -8,13 +8,14 @@ from functools import partial
 from pathlib import Path
 
 from ..fmi import packaging
-from ..fmi.osp import variable_connections
+from ..fmi.osp import osp_system_structure, variable_connections
 from ..fmi.osp import write_osp_files as write_osp
 from ..fmi.osp_ecco import write_ecco_files as write_ecco
 from ..fmi.spec import BASE_UNITS
 from ..fmi.ssp import write_ssp_files as write_ssp
 from .at_sea import SEA_PARAMETER_NAMES
 from .registry import OSP_ECCO, OSP_PAIRS, OSP_WIRINGS, SPECS
+from .sea_systems import SEA_SYSTEMS, sea_connections, sea_osp_file, with_sea
 from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
 from .wave_vessel.spec import build_files as wave_vessel_files
 
@@ -40,8 +41,15 @@ def build_fmu(name: str, out_dir: Path, fmi_version: int = 2, binaries: dict | N
 
 
 def write_osp_files(out_dir: Path, step: float = 0.01) -> list:
-    """Every FMU's OSP model description and the pairs' system structures into ``out_dir``."""
-    return write_osp(out_dir, SPECS, OSP_PAIRS, step, OSP_WIRINGS)
+    """Every FMU's OSP model description, the pairs' and the sea systems' system structures into ``out_dir``."""
+    paths = write_osp(out_dir, SPECS, OSP_PAIRS, step, OSP_WIRINGS)
+    for system, members in SEA_SYSTEMS.items():  # one way, variable by variable: no ports, no groups
+        members = with_sea(members, SPECS)
+        path = Path(out_dir) / sea_osp_file(system)
+        path.write_text(osp_system_structure(members, step, port_connections=sea_connections(members, SPECS),
+                                             groups=[]))
+        paths.append(path)
+    return paths
 
 
 def write_ecco_files(out_dir: Path) -> list:
@@ -57,8 +65,13 @@ SHARED_SETS = {"sea": SEA_PARAMETER_NAMES}
 
 def write_ssp_files(out_dir: Path) -> list:
     """Every FMU's SSP package and the pairs' into ``out_dir``, beside the FMUs."""
-    connect = lambda system, members: pair_connections(members, wrench=WIRINGS.get(system))  # noqa: E731
-    return write_ssp(out_dir, SPECS, SHIP_PAIRS, connect, BASE_UNITS, SHARED_SETS)
+    def connect(system: str, members: dict) -> list:
+        if system in SEA_SYSTEMS:
+            return sea_connections(members, SPECS)
+        return pair_connections(members, wrench=WIRINGS.get(system))
+
+    systems = {**SHIP_PAIRS, **{name: with_sea(members, SPECS) for name, members in SEA_SYSTEMS.items()}}
+    return write_ssp(out_dir, SPECS, systems, connect, BASE_UNITS, SHARED_SETS)
 
 
 def write_system_files(out_dir: Path) -> None:

@@ -1,0 +1,155 @@
+"""The crane on the WaveVessel as a ship engineer gets it (issue 36, item 3): the shipped OSP system structure in
+libcosim and the SSP package (its sea in one shared parameter set) in Ecos run the system exactly as the project's own
+fmpy master does -- one way, Jacobi, the vessel's motion held over each step -- and the sea reaches the crane: the
+crane's base moves as the WaveVessel's outputs say."""
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from crane_models.models.build import build_fmu, write_system_files
+from crane_models.models.registry import SPECS
+from crane_models.models.sea_systems import DEMO_SEA, SEA_SYSTEMS, sea_connections, sea_osp_file, with_sea
+from crane_models.simulation.sea_master import run_sea_system
+from engine_runs import needs_ecospy
+
+SYSTEM = "KnuckleBoomOnWaveVessel"
+STEP, STOP = 0.01, 1.0
+RECORD = {"vessel": ["roll", "pitch", "yaw", "base_acceleration_z", "heave", "wave_elevation"],
+          "crane": ["q1", "interface_force_x", "interface_force_z", "interface_moment_x", "hook_load"]}
+
+
+def setpoints(t: float) -> dict:
+    """A slew while the vessel moves: q1_ref from 0 to 0.5 rad over the run."""
+    return {"q1_ref": 0.5 * min(t / STOP, 1.0)}
+
+
+@pytest.fixture(scope="module")
+def fmu_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("sea_fmus")
+    for fmu in {fmu for fmu, _ in SEA_SYSTEMS[SYSTEM].values()}:
+        build_fmu(fmu, d)
+    write_system_files(d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def reference(fmu_dir) -> dict:
+    """The project's master, outputs read as libcosim's observers read them: after the step, before the exchange."""
+    return run_sea_system(fmu_dir, SYSTEM, STOP, STEP, RECORD, setpoints)
+
+
+@pytest.fixture(scope="module")
+def reference_after(fmu_dir) -> dict:
+    """The same, outputs read after the exchange, as Ecos' get_real reads them."""
+    return run_sea_system(fmu_dir, SYSTEM, STOP, STEP, RECORD, setpoints, read_after_exchange=True)
+
+
+def _columns() -> list:
+    return [f"{c}.{n}" for c, names in RECORD.items() for n in names]
+
+
+def _assert_same(got: np.ndarray, ref: dict) -> None:
+    """Equal to 1e-9 of each signal's range over the run: the same algorithm and the same FMUs (libcosim reads and
+    writes the values through its own buffers: round-off only)."""
+    expected = np.column_stack([ref[c] for c in _columns()])
+    span = np.maximum(np.ptp(expected, axis=0), 1e-12)
+    deviation = np.abs(got - expected).max(axis=0) / span
+    assert deviation.max() <= 1e-9, dict(zip(_columns(), deviation))
+
+
+def test_the_system_files_carry_the_sea_once_and_connect_by_name(fmu_dir):
+    members = with_sea(SEA_SYSTEMS[SYSTEM], SPECS)
+    links = sea_connections(members, SPECS)
+    assert {(a, va) for a, va, _, _ in links} >= {("vessel", n) for n in RECORD["vessel"][:4]}
+    assert all(a == "vessel" and va == vb for a, va, _, vb in links)  # one way, by name
+    with zipfile.ZipFile(fmu_dir / f"{SYSTEM}.ssp") as z:
+        assert "resources/sea.ssv" in z.namelist()
+        sea = {p.get("name"): p[0].get("value") for p in ET.fromstring(z.read("resources/sea.ssv")).iter()
+               if p.tag.endswith("}Parameter")}
+        own = [p.get("name") for name in z.namelist() if name.endswith(".ssv") and name != "resources/sea.ssv"
+               for p in ET.fromstring(z.read(name)).iter() if p.tag.endswith("}Parameter")]
+    assert float(sea["sea_heading"]) == DEMO_SEA["sea_heading"] and not set(sea) & set(own)
+    osp = ET.parse(fmu_dir / sea_osp_file(SYSTEM)).getroot()
+    ns = {"o": osp.tag[1:].split("}")[0]}
+    pairs = {(c[0].get("simulator"), c[0].get("name"), c[1].get("simulator"), c[1].get("name"))
+             for c in osp.iterfind("o:Connections/o:VariableConnection", ns)}
+    assert pairs == set(links)
+
+
+def test_the_sea_and_only_the_sea_moves_the_crane(fmu_dir, reference):
+    """In still water (sea_hs = 0, set on the vessel: the system's one sea) the crane, started at rest at its
+    set-points, stays there: its load on the vessel is its weight to round-off; in the sea the vessel heaves with the
+    waves and the crane's load varies with the vessel's motion."""
+    still = run_sea_system(fmu_dir, SYSTEM, 0.2, STEP, RECORD, None, {"vessel": {"sea_hs": 0.0}})
+    weight = still["crane.interface_force_z"]
+    assert np.ptp(weight) <= 1e-9 * abs(weight[0]) and not still["vessel.heave"].any()
+    assert np.ptp(reference["vessel.wave_elevation"]) > 0.1 and np.ptp(reference["vessel.heave"]) > 0.01
+    assert np.ptp(reference["crane.interface_force_z"]) > 1e-3 * abs(weight[0])
+
+
+def test_libcosim_runs_the_osp_structure_as_the_projects_master(fmu_dir, reference):
+    libcosim = pytest.importorskip("libcosimpy.CosimExecution", reason="needs libcosimpy (the libcosim extra)")
+    from fmpy import read_model_description
+    from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
+    from libcosimpy.CosimManipulator import CosimManipulator
+    from libcosimpy.CosimObserver import CosimObserver
+
+    log_output_level(CosimLogLevel.ERROR)
+    execution = libcosim.CosimExecution.from_osp_config_file(str(fmu_dir / sea_osp_file(SYSTEM)))
+    observer, manipulator = CosimObserver.create_last_value(), CosimManipulator.create_override()
+    assert execution.add_observer(observer) and execution.add_manipulator(manipulator)
+    index = {s: execution.slave_index_from_instance_name(s) for s in RECORD}
+    vr = {s: {v.name: v.valueReference for v in read_model_description(
+        str(fmu_dir / f"{SEA_SYSTEMS[SYSTEM][s][0]}.fmu")).modelVariables} for s in RECORD}
+    rows = []
+    for k in range(int(round(STOP / STEP))):
+        values = setpoints(k * STEP)
+        assert manipulator.slave_real_values(index["crane"], [vr["crane"][n] for n in values], list(values.values()))
+        assert execution.step(1)
+        rows.append([x for s, names in RECORD.items()
+                     for x in observer.last_real_values(index[s], [vr[s][n] for n in names])])
+    assert execution.stop()
+    _assert_same(np.array(rows), reference)
+
+
+@needs_ecospy
+def test_ecos_runs_the_ssp_package_with_its_shared_sea_as_the_projects_master(fmu_dir, reference_after, tmp_path,
+                                                                              monkeypatch):
+    from crane_models.app.ship_demo import ecos_scratch
+    from ecospy import EcosLib, EcosSimulation
+
+    EcosLib.set_log_level("warn")
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    with ecos_scratch():
+        sim = EcosSimulation(step_size=STEP, ssp_path=str(fmu_dir / f"{SYSTEM}.ssp"))
+        try:
+            assert sim.init(parameter_set="crane-cosim"), EcosLib.get_last_error()
+            assert sim.get_real("vessel::sea_heading") == DEMO_SEA["sea_heading"]  # from the shared set
+            assert sim.get_real("crane::mount_x") == SEA_SYSTEMS[SYSTEM]["crane"][1]["mount_x"]  # from its own
+            rows = []
+            for k in range(int(round(STOP / STEP))):
+                for n, value in setpoints(k * STEP).items():
+                    sim.set_real(f"crane::{n}", float(value))
+                sim.step()
+                rows.append([sim.get_real(f"{s}::{n}") for s, names in RECORD.items() for n in names])
+            sim.terminate()
+        finally:
+            sim.free()
+    _assert_same(np.array(rows), reference_after)
+
+
+def test_the_reading_makes_the_difference_only_where_an_output_feels_the_motion(reference, reference_after):
+    """Read before or after the exchange, the vessel's outputs (no inputs) are the same; the crane's load (direct
+    feedthrough of the base acceleration) is not -- the two engines' recordings differ by that, not by their runs."""
+    for name in RECORD["vessel"]:
+        assert np.array_equal(reference[f"vessel.{name}"], reference_after[f"vessel.{name}"])
+    assert np.array_equal(reference["crane.q1"], reference_after["crane.q1"])  # the same state
+    assert not np.array_equal(reference["crane.interface_force_z"], reference_after["crane.interface_force_z"])
