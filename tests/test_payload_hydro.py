@@ -14,7 +14,7 @@ from scipy.optimize import brentq
 
 from crane_models.core.sea import SeaState, wave_components
 from crane_models.models.knuckle_boom.crane import KnuckleBoomController, KnuckleBoomModel
-from crane_models.models.knuckle_boom.hydro import HydroLoad, HydroParameters, KnuckleBoomHydroPayloadModel
+from crane_models.models.knuckle_boom.hydro import HydroLoad, HydroParameters, KnuckleBoomSplashPayloadModel
 from crane_models.models.knuckle_boom.payload import PayloadParameters
 
 G = 9.81
@@ -39,7 +39,7 @@ def hydro_model(water_level: float, cd: float = 0.0, controller=None, components
     water = HydroParameters(payload_shape=0, payload_size_x=LX, payload_size_y=LY, payload_size_z=H, payload_cd=cd,
                             water_level=water_level, water_density=RHO)
     crane = KnuckleBoomModel(controller=controller or stiff_controller(1e4))
-    return KnuckleBoomHydroPayloadModel(crane, PayloadParameters(**payload), False,
+    return KnuckleBoomSplashPayloadModel(crane, PayloadParameters(**payload), False,
                                         HydroLoad.of(water, components, G), water_level)
 
 

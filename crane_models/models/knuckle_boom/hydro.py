@@ -14,7 +14,10 @@ The payload is a box, vertical cylinder or sphere (``payload_shape``) whose **ce
   point's velocity from ``base_velocity_*``, both held over the step: the frame's own drift ``V_P τ`` inside a step
   (1 cm at 1 m/s over 10 ms) is not added to the position, which the next communication point corrects.
 
-With hydrodynamics on, the steps run in Python (``compiled`` and ``kernel_step_parts`` are None: the kernel's
+The same classes carry the winch's active heave compensation (:mod:`.ahc`, ``ahc_enabled``): its states follow
+the payload model's, its MRU measures the tip's vertical velocity in the sea frame (moving base: ``V_P`` added).
+
+With hydrodynamics or heave compensation on, the steps run in Python (``compiled`` and ``kernel_step_parts`` are None: the kernel's
 payload knows no water); the crane's own derivative is still the kernel's.
 """
 from __future__ import annotations
@@ -27,11 +30,13 @@ from ...core.hydro import PayloadBody, body_of, default_cd, hydro_forces, load_a
 from ...core.native.outputs import OutputWriters, kernel_writer
 from ...core.parameters import param, validate
 from ...core.screws import rot_x, rot_y, rot_z
+from ...core.payload import winch_rate
+from .ahc import AHC_STATES, HeaveCompensation
 from .payload import KnuckleBoomPayloadModel
-from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel, _LOAD, _LOAD_V
+from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel, _L, _LOAD, _LOAD_V
 from .splash_names import HYDRO_OUTPUTS
 
-__all__ = ["HydroParameters", "HydroLoad", "KnuckleBoomHydroPayloadModel", "KnuckleBoomOnMovingBaseHydroPayloadModel"]
+__all__ = ["HydroParameters", "HydroLoad", "KnuckleBoomSplashPayloadModel", "KnuckleBoomOnMovingBaseSplashPayloadModel"]
 
 _POS = dict(low=0.0, low_open=True)
 
@@ -99,25 +104,41 @@ class HydroLoad:
         return {name: float(v) for (name, _, _), v in zip(HYDRO_OUTPUTS, values)}
 
 
-class KnuckleBoomHydroPayloadModel(KnuckleBoomPayloadModel):
-    """:class:`KnuckleBoomPayloadModel` with the water's force on the load; Frame 0's ``z = water_level`` is the
-    still water surface. ``aux`` gains an entry: ``(HydroForces, ẍ_z)``."""
+class KnuckleBoomSplashPayloadModel(KnuckleBoomPayloadModel):
+    """:class:`KnuckleBoomPayloadModel` with the water's force on the load (``hydro``, Frame 0's ``z = water_level``
+    the still water surface) and/or the heave compensation (``ahc``, its states after the payload's). ``aux`` gains
+    an entry: ``(HydroForces or None, ẍ_z)``."""
 
-    update_inputs = None  # the water is Python's: an evaluation afresh for new inputs
+    update_inputs = None  # the water and the AHC are Python's: an evaluation afresh for new inputs
 
     def __init__(self, crane_model, payload=None, deck_enabled: bool = False, hydro: HydroLoad | None = None,
-                 water_level: float = 0.0):
+                 water_level: float = 0.0, ahc: HeaveCompensation | None = None):
         super().__init__(crane_model, payload, deck_enabled)
-        self.hydro, self.water_level = hydro, float(water_level)
-        self.write_outputs = OutputWriters(self._hydro_writer)
+        self.hydro, self.water_level, self.ahc = hydro, float(water_level), ahc
+        self._n = self.state_size
+        self.state_size = self._n + (AHC_STATES if ahc is not None else 0)
+        self.write_outputs = OutputWriters(self._splash_writer)
+
+    def initial_state(self, crane_x0: np.ndarray) -> np.ndarray:
+        x = super().initial_state(crane_x0)
+        return x if self.ahc is None else np.concatenate((x, self.ahc.initial()))
 
     def _sea(self, p: np.ndarray) -> np.ndarray:
         return np.array([p[0], p[1], p[2] - self.water_level])
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
-        xdot, aux = self.reference_derivative(t, x, inputs)
-        forces = self.hydro.forces(t, self._sea(x[6:9]), x[9:12])
-        xdot[9:12] = self.hydro.accelerate(xdot[9:12], self.mass, forces)
+        n = self._n
+        xdot, aux = self.reference_derivative(t, x[:n], inputs)
+        self._indicators = (np.array(x, dtype=float), self._indicators[1])  # of the whole state
+        forces = None
+        if self.hydro is not None:
+            forces = self.hydro.forces(t, self._sea(x[6:9]), x[9:12])
+            xdot[9:12] = self.hydro.accelerate(xdot[9:12], self.mass, forces)
+        if self.ahc is not None:
+            tip_v = self._tip(aux[0])[1]
+            rates, speed = self.ahc.rates(x[n:], float(tip_v[2]), float(x[11]), float(inputs[6]))
+            xdot[12] = winch_rate(float(x[12]), speed, self.winch)
+            xdot = np.concatenate((xdot, rates))
         return xdot, (*aux, (forces, float(xdot[11])))
 
     def compiled(self, t: float, inputs: np.ndarray):
@@ -129,22 +150,32 @@ class KnuckleBoomHydroPayloadModel(KnuckleBoomPayloadModel):
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         out = super().outputs(t, x, inputs, aux[:6])
         forces, acc_z = aux[6]
-        out.update(self.hydro.values(forces, acc_z, aux[3], self.mass, float(x[8]) - self.water_level))
+        if forces is not None:
+            out.update(self.hydro.values(forces, acc_z, aux[3], self.mass, float(x[8]) - self.water_level))
+        if self.ahc is not None:
+            out["ahc_heave_reduction"] = self.ahc.reduction(x[self._n:])
         return out
 
-    def _hydro_writer(self, names: tuple):
+    def _splash_writer(self, names: tuple):
         return kernel_writer(None, names, {}, lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux), None)
 
 
-class KnuckleBoomOnMovingBaseHydroPayloadModel(KnuckleBoomOnMovingBasePayloadModel):
-    """:class:`KnuckleBoomOnMovingBasePayloadModel` with the water's force on the load (module docstring); its
-    inputs end with ``base_position_x|y|z`` (the crane base point P in the sea frame, after the mounting)."""
+class KnuckleBoomOnMovingBaseSplashPayloadModel(KnuckleBoomOnMovingBasePayloadModel):
+    """:class:`KnuckleBoomOnMovingBasePayloadModel` with the water's force on the load and/or the heave compensation
+    (module docstring); its inputs end with ``base_position_x|y|z`` (the crane base point P in the sea frame, after
+    the mounting)."""
 
-    def __init__(self, crane_model, payload=None, deck_enabled: bool = False, hydro: HydroLoad | None = None):
+    def __init__(self, crane_model, payload=None, deck_enabled: bool = False, hydro: HydroLoad | None = None,
+                 ahc: HeaveCompensation | None = None):
         super().__init__(crane_model, payload, deck_enabled)
-        self.hydro = hydro
-        n = len(crane_model.input_names)
-        self._velocity_at = n - 3  # base_velocity_* (base frame), the crane's last inputs
+        self.hydro, self.ahc = hydro, ahc
+        self._n = self.state_size  # the AHC's states after the payload's and the step integrals
+        self.state_size = self._n + (AHC_STATES if ahc is not None else 0)
+        self._velocity_at = len(crane_model.input_names) - 3  # base_velocity_* (base frame), the crane's last inputs
+
+    def initial_state(self, crane_x0: np.ndarray, inputs: np.ndarray | None = None) -> np.ndarray:
+        x = super().initial_state(crane_x0, inputs)
+        return x if self.ahc is None else np.concatenate((x, self.ahc.initial()))
 
     def frame_in_sea(self, inputs: np.ndarray) -> tuple:
         """``(P, V_P)``: Frame 0's origin (the base point at the communication point) and its velocity in the sea
@@ -158,14 +189,24 @@ class KnuckleBoomOnMovingBaseHydroPayloadModel(KnuckleBoomOnMovingBasePayloadMod
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         xdot, aux = super().derivative(t, x, inputs)
         origin, velocity = self.frame_in_sea(inputs)
-        forces = self.hydro.forces(t, origin + x[_LOAD], velocity + x[_LOAD_V])
-        xdot[_LOAD_V] = self.hydro.accelerate(xdot[_LOAD_V], self.mass, forces)
+        forces = None
+        if self.hydro is not None:
+            forces = self.hydro.forces(t, origin + x[_LOAD], velocity + x[_LOAD_V])
+            xdot[_LOAD_V] = self.hydro.accelerate(xdot[_LOAD_V], self.mass, forces)
+        if self.ahc is not None:
+            tip_v = self._tip(aux[0])[1]
+            rates, speed = self.ahc.rates(x[self._n:], float(velocity[2] + tip_v[2]),
+                                          float(velocity[2] + x[_LOAD_V][2]), float(inputs[self._winch_at]))
+            xdot[_L] = winch_rate(float(x[_L]), speed, self.winch)
+            xdot = np.concatenate((xdot, rates))
         return xdot, (*aux, (forces, float(xdot[_LOAD_V][2])))
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         out = super().outputs(t, x, inputs, aux[:6])
         forces, acc_z = aux[6]
-        origin, _ = self.frame_in_sea(inputs)
-        out.update(self.hydro.values(forces, acc_z, aux[3], self.mass, float(origin[2] + x[_LOAD][2])))
+        if forces is not None:
+            origin, _ = self.frame_in_sea(inputs)
+            out.update(self.hydro.values(forces, acc_z, aux[3], self.mass, float(origin[2] + x[_LOAD][2])))
+        if self.ahc is not None:
+            out["ahc_heave_reduction"] = self.ahc.reduction(x[self._n:])
         return out
-

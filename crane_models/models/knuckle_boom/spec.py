@@ -16,7 +16,9 @@ from ..on_ship import MEAN_WRENCH_PARAMETER, mounting_parameters, on_ship
 from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
                       KnuckleBoomPayloadModel, PayloadParameters)
 from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel
-from .hydro import HydroLoad, HydroParameters, KnuckleBoomHydroPayloadModel, KnuckleBoomOnMovingBaseHydroPayloadModel
+from .hydro import (HydroLoad, HydroParameters, KnuckleBoomOnMovingBaseSplashPayloadModel,
+                    KnuckleBoomSplashPayloadModel)
+from .ahc import AhcParameters, HeaveCompensation
 from .splash_names import POSITION_INPUTS, SPLASH_OUTPUTS
 from ..at_sea import components_from, sea_parameters
 from .moving_base import INPUTS as MB_INPUTS, OUTPUTS as MB_OUTPUTS, KnuckleBoomOnMovingBaseModel
@@ -56,11 +58,11 @@ def knuckle_boom_spec() -> FmuSpec:
         if not values["payload_enabled"]:
             _check_splash_needs_payload(values)
             return CraneWithoutPayload(model), x0, solver_options(values)
-        if values["hydro_enabled"]:
+        if values["hydro_enabled"] or values["ahc_enabled"]:
             water = split_values(values, HydroParameters)
-            with_payload = KnuckleBoomHydroPayloadModel(model, split_values(values, PayloadParameters),
-                                                        bool(values["deck_enabled"]), hydro_load(values, model),
-                                                        water.water_level)
+            with_payload = KnuckleBoomSplashPayloadModel(model, split_values(values, PayloadParameters),
+                                                         bool(values["deck_enabled"]), *splash_parts(values, model),
+                                                         water.water_level)
         else:
             with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters),
                                                    bool(values["deck_enabled"]))
@@ -76,15 +78,25 @@ def splash_parameters() -> list:
     payload's shape and the water, the sea (:mod:`models.at_sea`)."""
     return ([FmuVariable("hydro_enabled", "", "the water's forces on the payload (buoyancy, added mass, slamming, "
                          "drag, wave forces; needs payload_enabled) on (true) or none (false)", False, "boolean")]
-            + parameters_from_dataclasses(HydroParameters()) + sea_parameters())
+            + parameters_from_dataclasses(HydroParameters()) + sea_parameters()
+            + [FmuVariable("ahc_enabled", "", "active heave compensation of the winch (needs payload_enabled): a motion "
+                           "reference unit at the crane tip drives the winch to cancel the tip's vertical motion in "
+                           "the sea frame", False, "boolean")] + parameters_from_dataclasses(AhcParameters()))
 
 
-def hydro_load(values: dict, model) -> HydroLoad:
-    return HydroLoad.of(split_values(values, HydroParameters), components_from(values), model.crane.params.g)
+def splash_parts(values: dict, model) -> tuple:
+    """``(HydroLoad or None, HeaveCompensation or None)`` of ``hydro_enabled`` and ``ahc_enabled``."""
+    hydro = None
+    if values["hydro_enabled"]:
+        hydro = HydroLoad.of(split_values(values, HydroParameters), components_from(values), model.crane.params.g)
+    ahc = None
+    if values["ahc_enabled"]:
+        ahc = HeaveCompensation(split_values(values, AhcParameters), float(values["winch_speed_max"]))
+    return hydro, ahc
 
 
 def _check_splash_needs_payload(values: dict) -> None:
-    for name in ("hydro_enabled",):
+    for name in ("hydro_enabled", "ahc_enabled"):
         if values.get(name):
             raise ValueError(f"{name} = true needs payload_enabled = true (the water acts on the payload)")
 
@@ -133,9 +145,10 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
         if not values["payload_enabled"]:
             _check_splash_needs_payload(values)
             return on_ship(CraneWithoutPayload(model, position_names), values), x0, solver_options(values)
-        if values["hydro_enabled"]:
-            with_payload = KnuckleBoomOnMovingBaseHydroPayloadModel(
-                model, split_values(values, PayloadParameters), bool(values["deck_enabled"]), hydro_load(values, model))
+        if values["hydro_enabled"] or values["ahc_enabled"]:
+            with_payload = KnuckleBoomOnMovingBaseSplashPayloadModel(
+                model, split_values(values, PayloadParameters), bool(values["deck_enabled"]),
+                *splash_parts(values, model))
         else:
             with_payload = KnuckleBoomOnMovingBasePayloadModel(model, split_values(values, PayloadParameters),
                                                                bool(values["deck_enabled"]))
