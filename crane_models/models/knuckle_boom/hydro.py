@@ -128,7 +128,9 @@ class KnuckleBoomSplashPayloadModel(KnuckleBoomPayloadModel):
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
         n = self._n
-        xdot, aux = self.reference_derivative(t, x[:n], inputs)
+        xdot, (kin, udot, force, tension, tip, contact) = self.reference_derivative(t, x[:n], inputs)
+        # Python floats, as a state read back from its bytes has them (CoSimulation.state_problem compares the types)
+        aux = (kin, udot, force, float(tension), tip, float(contact))
         self._indicators = (np.array(x, dtype=float), self._indicators[1])  # of the whole state
         forces = None
         if self.hydro is not None:

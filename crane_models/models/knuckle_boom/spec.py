@@ -59,10 +59,10 @@ def knuckle_boom_spec() -> FmuSpec:
             _check_splash_needs_payload(values)
             return CraneWithoutPayload(model), x0, solver_options(values)
         if values["hydro_enabled"] or values["ahc_enabled"]:
-            water = split_values(values, HydroParameters)
+            hydro, ahc = splash_parts(values, model)
             with_payload = KnuckleBoomSplashPayloadModel(model, split_values(values, PayloadParameters),
-                                                         bool(values["deck_enabled"]), *splash_parts(values, model),
-                                                         water.water_level)
+                                                         bool(values["deck_enabled"]), hydro,
+                                                         float(values["water_level"]), ahc)
         else:
             with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters),
                                                    bool(values["deck_enabled"]))
