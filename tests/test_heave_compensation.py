@@ -52,12 +52,11 @@ def test_heave_reduction_with_a_tenth_of_a_second_delay():
     rows = heaving_run(True, t_end=60.0, ahc_delay=0.1, winch_speed_max=2.0)
     reduction = measured_reduction(rows)
     assert reduction >= 0.90, reduction
-    # The running output (velocities over an exponential window of 30 s) is above 90 % too, and below the steady
-    # value by the start-up (the AHC switched on in mid-heave: 0.18 m of payload heave in the first 16 s, 0.019 m
-    # after; measured 0.954 at 60 s, 0.980 at 100 s against 0.99 steady): within 0.05 of it.
+    # The running output (heights over an exponential window of 30 s) is above 90 % too, and below the steady value
+    # by the start-up (the AHC switched on in mid-heave, the winch at rest while the tip rises at 0.79 m/s: 0.18 m of
+    # payload heave in the first 16 s, 0.02 m after; measured 0.925 at 60 s against 0.98 steady): within 0.06 of it.
     assert rows[-1, 5] >= 0.90
-    assert rows[-1, 5] == pytest.approx(reduction, abs=0.05)
-
+    assert rows[-1, 5] == pytest.approx(reduction, abs=0.06)
 
 def test_no_reduction_when_switched_off():
     rows = heaving_run(False)

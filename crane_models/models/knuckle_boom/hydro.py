@@ -121,7 +121,10 @@ class KnuckleBoomSplashPayloadModel(KnuckleBoomPayloadModel):
 
     def initial_state(self, crane_x0: np.ndarray) -> np.ndarray:
         x = super().initial_state(crane_x0)
-        return x if self.ahc is None else np.concatenate((x, self.ahc.initial()))
+        if self.ahc is None:
+            return x
+        tip = self._tip(self.crane.system.kinematics(x[:3], x[3:6]))[0]
+        return np.concatenate((x, self.ahc.seeded(self.ahc.initial(), float(tip[2]), float(x[8]))))
 
     def _sea(self, p: np.ndarray) -> np.ndarray:
         return np.array([p[0], p[1], p[2] - self.water_level])
@@ -137,8 +140,8 @@ class KnuckleBoomSplashPayloadModel(KnuckleBoomPayloadModel):
             forces = self.hydro.forces(t, self._sea(x[6:9]), x[9:12])
             xdot[9:12] = self.hydro.accelerate(xdot[9:12], self.mass, forces)
         if self.ahc is not None:
-            tip_v = self._tip(aux[0])[1]
-            rates, speed = self.ahc.rates(x[n:], float(tip_v[2]), float(x[11]), float(inputs[6]))
+            tip, tip_v, _ = self._tip(aux[0])
+            rates, speed = self.ahc.rates(x[n:], float(tip[2]), float(tip_v[2]), float(x[8]), float(inputs[6]))
             xdot[12] = winch_rate(float(x[12]), speed, self.winch)
             xdot = np.concatenate((xdot, rates))
         return xdot, (*aux, (forces, float(xdot[11])))
@@ -171,13 +174,30 @@ class KnuckleBoomOnMovingBaseSplashPayloadModel(KnuckleBoomOnMovingBasePayloadMo
                  ahc: HeaveCompensation | None = None):
         super().__init__(crane_model, payload, deck_enabled)
         self.hydro, self.ahc = hydro, ahc
+        self._seed, self._t_start = False, None
         self._n = self.state_size  # the AHC's states after the payload's and the step integrals
         self.state_size = self._n + (AHC_STATES if ahc is not None else 0)
         self._velocity_at = len(crane_model.input_names) - 3  # base_velocity_* (base frame), the crane's last inputs
 
     def initial_state(self, crane_x0: np.ndarray, inputs: np.ndarray | None = None) -> np.ndarray:
         x = super().initial_state(crane_x0, inputs)
-        return x if self.ahc is None else np.concatenate((x, self.ahc.initial()))
+        if self.ahc is None:
+            return x
+        # the heave monitors' means: at the positions of the inputs in force when the run starts (impose_inputs),
+        # seeded again at each input change until the integration has left the start time
+        self._seed, self._t_start = True, None
+        return np.concatenate((x, self.ahc.initial()))
+
+    def impose_inputs(self, x: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        out = super().impose_inputs(x, inputs)
+        if self.ahc is not None and self._seed:
+            origin, _ = self.frame_in_sea(inputs)
+            kin = self.crane.system.kinematics(out[:9], out[9:18])
+            tip = self._tip(kin)[0]
+            out = np.array(out, dtype=float)
+            out[self._n:] = self.ahc.seeded(out[self._n:], float(origin[2] + tip[2]),
+                                            float(origin[2] + out[_LOAD][2]))
+        return out
 
     def frame_in_sea(self, inputs: np.ndarray) -> tuple:
         """``(P, V_P)``: Frame 0's origin (the base point at the communication point) and its velocity in the sea
@@ -189,6 +209,9 @@ class KnuckleBoomOnMovingBaseSplashPayloadModel(KnuckleBoomOnMovingBasePayloadMo
         return inputs[self.position_at:self.position_at + 3], R @ inputs[at:at + 3]
 
     def derivative(self, t: float, x: np.ndarray, inputs: np.ndarray):
+        if self.ahc is not None and self._seed:
+            self._t_start = t if self._t_start is None else self._t_start
+            self._seed = t == self._t_start
         xdot, aux = super().derivative(t, x, inputs)
         origin, velocity = self.frame_in_sea(inputs)
         forces = None
@@ -196,9 +219,9 @@ class KnuckleBoomOnMovingBaseSplashPayloadModel(KnuckleBoomOnMovingBasePayloadMo
             forces = self.hydro.forces(t, origin + x[_LOAD], velocity + x[_LOAD_V])
             xdot[_LOAD_V] = self.hydro.accelerate(xdot[_LOAD_V], self.mass, forces)
         if self.ahc is not None:
-            tip_v = self._tip(aux[0])[1]
-            rates, speed = self.ahc.rates(x[self._n:], float(velocity[2] + tip_v[2]),
-                                          float(velocity[2] + x[_LOAD_V][2]), float(inputs[self._winch_at]))
+            tip, tip_v, _ = self._tip(aux[0])
+            rates, speed = self.ahc.rates(x[self._n:], float(origin[2] + tip[2]), float(velocity[2] + tip_v[2]),
+                                          float(origin[2] + x[_LOAD][2]), float(inputs[self._winch_at]))
             xdot[_L] = winch_rate(float(x[_L]), speed, self.winch)
             xdot = np.concatenate((xdot, rates))
         return xdot, (*aux, (forces, float(xdot[_LOAD_V][2])))
