@@ -15,17 +15,17 @@ from crane_models.app.cli import main
 RHO, G = 1025.0, 9.81
 
 CASES = [
-    # M, V, A33, A_p, A_s, A_w, d, Hs, Tz, v_c, η_ct, v_ct, a_ct, C_D, C_s
-    (20000.0, 3.0, 9000.0, 6.0, 6.0, 6.0, 0.25, 2.5, 7.0, 0.5, 0.4, 0.314, 0.247, 2.5, 5.0),
-    (8000.0, 4.19, 2146.0, 3.14, 0.0, 0.0, 3.0, 1.5, 5.5, 0.3, 0.0, 0.0, 0.0, 0.6, 5.0),
+    # M, V, A33, A_p, A_s, A_w, d, Hs, Tz, v_c, η_ct, v_ct, a_ct, C_D, C_s, ζa/Hs
+    (20000.0, 3.0, 9000.0, 6.0, 6.0, 6.0, 0.25, 2.5, 7.0, 0.5, 0.4, 0.314, 0.247, 2.5, 5.0, 0.9),
+    (8000.0, 4.19, 2146.0, 3.14, 0.0, 0.0, 3.0, 1.5, 5.5, 0.3, 0.0, 0.0, 0.0, 0.6, 5.0, 2.0),
 ]
 
 
 @pytest.mark.parametrize("values", CASES)
 def test_each_characteristic_force_is_dnv_s_formula(values):
-    m, v, a33, ap, a_s, aw, d, hs, tz, vc, eta, vct, act, cd, cs = values
-    got = simplified_method(SplashCase(m, v, a33, ap, a_s, aw, d, hs, tz, vc, eta, vct, act, cd, cs, RHO, G))
-    za = 2.0 * hs
+    m, v, a33, ap, a_s, aw, d, hs, tz, vc, eta, vct, act, cd, cs, factor = values
+    got = simplified_method(SplashCase(m, v, a33, ap, a_s, aw, d, hs, tz, vc, eta, vct, act, cd, cs, RHO, G, factor))
+    za = factor * hs
     vw = za * (2 * math.pi / tz) * math.exp(-4 * math.pi ** 2 * d / (tz ** 2 * G))
     aw_ = za * (2 * math.pi / tz) ** 2 * math.exp(-4 * math.pi ** 2 * d / (tz ** 2 * G))
     vr = vc + math.sqrt(vct ** 2 + vw ** 2)

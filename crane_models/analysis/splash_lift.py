@@ -6,7 +6,8 @@ The scenario (:class:`Lift`), stated so that its numbers can be checked:
 
 * **module**: a closed box 3 m × 2 m × 1.5 m (V = 9 m³), 20 t in air, 10.8 t submerged weight, C_D 2.5 (DNV's value
   for subsea modules in oscillatory flow), DNV's added mass for its shape (:mod:`core.hydro`: A33 = 6.1 t);
-* **crane**: ``KnuckleBoomCraneOnMovingBase`` at its default pose, base point 10 m above the still water level
+* **crane**: ``KnuckleBoomCraneOnMovingBase`` at its default pose, the controller's gains × 100 (K_D × 10: with
+  the paper's the 20 t sag the tip by 2.4 m, as its gravity compensation covers the crane alone), base point 10 m above the still water level
   (``base_position_z`` = 10 m + the vessel's heave), 30 mm wire (EA 4e7 N), winch 2 m/s and 5 m/s² (an AHC winch's:
   the irregular sea's heave accelerations pass 2 m/s², at which the AHC removes less, docs/splash-zone.md), the
   load starting with its bottom 3 m above the water;
@@ -30,6 +31,7 @@ from ..core.hydro import body_of
 from ..core.sea import SeaState, wave_components
 from ..core.sea.kinematics import phases
 from ..integration.cosimulation import CoSimulation
+from ..models.knuckle_boom.crane import KnuckleBoomController
 from ..models.knuckle_boom.spec import knuckle_boom_on_moving_base_spec
 from .splash_zone import stages, tz_of_jonswap
 
@@ -60,10 +62,18 @@ class Lift:
     parameters: dict = field(default_factory=lambda: dict(
         payload_mass=20000.0, payload_shape=0, payload_size_x=3.0, payload_size_y=2.0, payload_size_z=1.5,
         payload_cd=2.5, winch_speed_max=2.0, winch_acceleration_max=5.0, wire_length_max=60.0, wire_ea=4.0e7,
-        integrator=2, rtol=1e-6))
+        integrator=2, rtol=1e-6, **_stiff_controller(100.0)))
 
     def sea(self) -> SeaState:
         return SeaState(sea_hs=self.hs, sea_tp=self.tp, sea_seed=self.seed)
+
+
+def _stiff_controller(scale: float) -> dict:
+    """The paper's PD gains, K_P × ``scale`` and K_D × √scale (the same damping ratios): its gravity compensation
+    covers the crane's own weight, not the hook load, and with the paper's gains 20 t sag the tip by 2.4 m."""
+    c = KnuckleBoomController()
+    return {**{f"kp{i}": getattr(c, f"kp{i}") * scale for i in (1, 2, 3)},
+            **{f"kd{i}": getattr(c, f"kd{i}") * math.sqrt(scale) for i in (1, 2, 3)}}
 
 
 def _values(lift: Lift, spec) -> dict:

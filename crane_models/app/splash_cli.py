@@ -39,6 +39,8 @@ def add_commands(sub) -> None:
     p.add_argument("--cd", type=float, default=2.5, help="drag coefficient (default 2.5, DNV's for subsea modules)")
     p.add_argument("--cs", type=float, default=5.0, help="slamming coefficient (default 5, DNV's for a box)")
     p.add_argument("--density", type=float, default=1025.0, help="water density [kg/m3]")
+    p.add_argument("--amplitude-factor", type=float, default=0.9, help="characteristic wave amplitude over Hs "
+                   "(default 0.9; check the DNV-RP-N103 edition in use)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=splash_zone_command)
 
@@ -51,7 +53,7 @@ def _check(args: argparse.Namespace) -> float:
         if not (math.isfinite(value) and value > 0.0):
             raise CliError(f"{name} = {value!r} must be a positive number")
     for name, value in {"--lowering-speed": args.lowering_speed, "--tip-amplitude": args.tip_amplitude,
-                        "--cd": args.cd, "--cs": args.cs}.items():
+                        "--cd": args.cd, "--cs": args.cs, "--amplitude-factor": args.amplitude_factor}.items():
         if not (math.isfinite(value) and value >= 0.0):
             raise CliError(f"{name} = {value!r} must be a number >= 0")
     if (args.tp is None) == (args.tz is None):
@@ -69,7 +71,7 @@ def splash_zone_command(args: argparse.Namespace) -> int:
     shape = _SHAPE_NAMES[args.shape]
     body = body_of(shape, args.size, args.density)
     results = stages(body, args.mass, args.hs, tz, args.lowering_speed, args.tip_amplitude, args.tip_period,
-                     args.cd, args.cs)
+                     args.cd, args.cs, amplitude_factor=args.amplitude_factor)
     low, high = tz_range(args.hs)
     if args.json:
         data = {"shape": SHAPES[shape], "tz": tz, "tz_range": [low, high],

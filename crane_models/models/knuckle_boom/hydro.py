@@ -15,7 +15,11 @@ The payload is a box, vertical cylinder or sphere (``payload_shape``) whose **ce
   (1 cm at 1 m/s over 10 ms) is not added to the position, which the next communication point corrects.
 
 The same classes carry the winch's active heave compensation (:mod:`.ahc`, ``ahc_enabled``): its states follow
-the payload model's, its MRU measures the tip's vertical velocity in the sea frame (moving base: ``V_P`` added).
+the payload model's. Its motion reference unit gives the crane tip's vertical velocity in the sea frame **as the
+vessel carries it** (the vessel's motion at the tip through the crane's geometry, as heave compensators compute it
+from an MRU on the hull): the booms' own deflection under the hook load is not fed back -- with it in the loop the
+20 t lift of :mod:`analysis.splash_lift` on the stiffened crane rang and went slack for 44 s. On the fixed base the
+tip is carried by nothing: the AHC then holds the winch at the operator's speed.
 
 With hydrodynamics or heave compensation on, the steps run in Python (``compiled`` and ``kernel_step_parts`` are None: the kernel's
 payload knows no water); the crane's own derivative is still the kernel's.
@@ -33,7 +37,8 @@ from ...core.screws import rot_x, rot_y, rot_z
 from ...core.payload import winch_rate
 from .ahc import AHC_STATES, HeaveCompensation
 from .payload import KnuckleBoomPayloadModel
-from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel, _L, _LOAD, _LOAD_V
+from ...core.moving_base.euler import euler_rate_matrix
+from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel, _L, _LOAD, _LOAD_V, _N
 from .splash_names import HYDRO_OUTPUTS
 
 __all__ = ["HydroParameters", "HydroLoad", "KnuckleBoomSplashPayloadModel", "KnuckleBoomOnMovingBaseSplashPayloadModel"]
@@ -140,8 +145,8 @@ class KnuckleBoomSplashPayloadModel(KnuckleBoomPayloadModel):
             forces = self.hydro.forces(t, self._sea(x[6:9]), x[9:12])
             xdot[9:12] = self.hydro.accelerate(xdot[9:12], self.mass, forces)
         if self.ahc is not None:
-            tip, tip_v, _ = self._tip(aux[0])
-            rates, speed = self.ahc.rates(x[n:], float(tip[2]), float(tip_v[2]), float(x[8]), float(inputs[6]))
+            tip = self._tip(aux[0])[0]  # carried by nothing: the fixed base does not heave
+            rates, speed = self.ahc.rates(x[n:], float(tip[2]), 0.0, float(x[8]), float(inputs[6]))
             xdot[12] = winch_rate(float(x[12]), speed, self.winch)
             xdot = np.concatenate((xdot, rates))
         return xdot, (*aux, (forces, float(xdot[11])))
@@ -219,12 +224,20 @@ class KnuckleBoomOnMovingBaseSplashPayloadModel(KnuckleBoomOnMovingBasePayloadMo
             forces = self.hydro.forces(t, origin + x[_LOAD], velocity + x[_LOAD_V])
             xdot[_LOAD_V] = self.hydro.accelerate(xdot[_LOAD_V], self.mass, forces)
         if self.ahc is not None:
-            tip, tip_v, _ = self._tip(aux[0])
-            rates, speed = self.ahc.rates(x[self._n:], float(origin[2] + tip[2]), float(velocity[2] + tip_v[2]),
+            tip = self._tip(aux[0])[0]
+            rates, speed = self.ahc.rates(x[self._n:], float(origin[2] + tip[2]),
+                                          float(velocity[2] + self._carried_velocity(aux[0], x, tip)[2]),
                                           float(origin[2] + x[_LOAD][2]), float(inputs[self._winch_at]))
             xdot[_L] = winch_rate(float(x[_L]), speed, self.winch)
             xdot = np.concatenate((xdot, rates))
         return xdot, (*aux, (forces, float(xdot[_LOAD_V][2])))
+
+    def _carried_velocity(self, kin, x: np.ndarray, point: np.ndarray) -> np.ndarray:
+        """The velocity (Frame 0) that ``point`` would have if it were fixed to the vessel: the base point's plus
+        ω × r, from the base's rates (the kernel leaves the Jacobians of the massless base bodies zero)."""
+        b = self.base._base
+        omega = kin.rotation[b] @ (euler_rate_matrix(float(x[3]), float(x[4])) @ x[_N + 3:_N + 6])
+        return x[_N + 6:_N + 9] + np.cross(omega, point - kin.origin[b])
 
     def outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux) -> dict:
         out = super().outputs(t, x, inputs, aux[:6])

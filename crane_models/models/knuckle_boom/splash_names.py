@@ -21,8 +21,9 @@ HYDRO_OUTPUTS = (
                                "violates it (-1/9 with the wire slack)"),
 )
 AHC_OUTPUTS = (
-    ("ahc_heave_reduction", "", "1 - payload heave / crane tip heave, heave the RMS of the vertical velocity about its "
-                                "running mean over an exponential window ahc_window (with ahc_enabled; else 0)"),
+    ("ahc_heave_reduction", "", "1 - payload heave / crane tip heave, heave the RMS about the running mean (exponential "
+                                "window ahc_window) of the tip's height and of the payload's height plus the operator's "
+                                "payout, in the sea frame (with ahc_enabled; else 0)"),
 )
 SPLASH_OUTPUTS = HYDRO_OUTPUTS + AHC_OUTPUTS
 SPLASH_OUTPUT_NAMES = tuple(name for name, _, _ in SPLASH_OUTPUTS)
