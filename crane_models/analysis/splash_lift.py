@@ -5,7 +5,7 @@ peaks beside DNV-RP-N103's simplified method (:mod:`.splash_zone`); a sweep over
 The scenario (:class:`Lift`), stated so that its numbers can be checked:
 
 * **module**: a closed box 3 m × 2 m × 1.5 m (V = 9 m³), 20 t in air, 10.8 t submerged weight, C_D 2.5 (DNV's value
-  for subsea modules in oscillatory flow), DNV's added mass for its shape (:mod:`core.hydro`: A33 = 6.1 t);
+  for subsea modules in oscillatory flow), DNV's added mass for its shape (:mod:`core.hydro`: A33 = 9.8 t);
 * **crane**: ``KnuckleBoomCraneOnMovingBase`` at its default pose, the controller's gains × 100 (K_D × 10: with
   the paper's the 20 t sag the tip by 2.4 m, as its gravity compensation covers the crane alone), base point 10 m above the still water level
   (``base_position_z`` = 10 m + the vessel's heave), 30 mm wire (EA 4e7 N), winch 2 m/s and 5 m/s² (an AHC winch's:
