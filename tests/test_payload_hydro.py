@@ -228,3 +228,59 @@ def test_buoyancy_and_drag_never_add_energy_in_still_water():
     rises = np.diff(e)
     assert np.max(rises) < 1e-6 * scale, np.max(rises)
     assert e[0] - e[-1] > 0.1 * scale  # it dissipates
+
+
+def test_the_kernel_declines_the_steps_of_the_payload_in_the_water():
+    """fmi/kernel_steps.py: the payload in air steps in the kernel (when it is loaded), in the water in Python."""
+    from crane_models.fmi.kernel_steps import _qualifies
+    from crane_models.integration.cosimulation import CoSimulation
+    from crane_models.models.knuckle_boom.payload import KnuckleBoomPayloadModel
+
+    wet = hydro_model(0.0, payload_mass=3000.0)
+    x0 = hanging_state(wet, 3000.0 * G)
+    assert not _qualifies(CoSimulation(wet, x0, inputs=inputs_for(wet, 3000.0 * G), stepper="dopri5"))
+    assert wet.compiled(0.0, inputs_for(wet, 0.0)) is None and wet.kernel_step_parts(("hook_load",)) is None
+    dry = KnuckleBoomPayloadModel(KnuckleBoomModel(), PayloadParameters(payload_mass=3000.0))
+    if dry.compiled(0.0, inputs_for(wet, 0.0)) is not None:  # with the kernel: the same payload in air qualifies
+        assert _qualifies(CoSimulation(dry, x0, inputs=inputs_for(wet, 3000.0 * G), stepper="dopri5"))
+
+
+def test_base_position_is_turned_by_the_mounting_and_the_axis_convention():
+    """The moving-base crane mounted 5 m forward and 3 m above the vessel's reference point O, heaving: the same sea
+    and motion given z up and z down (NED: y, z and pitch, yaw flipped; the mount point too) give the same payload in
+    the water -- and mounted at O with O raised by 3 m, the same again (P = O + R r: no rotation here)."""
+    from crane_models.integration.cosimulation import CoSimulation
+    from crane_models.models.knuckle_boom.spec import knuckle_boom_on_moving_base_spec
+
+    spec = knuckle_boom_on_moving_base_spec()
+    names = [v.name for v in spec.inputs]
+
+    def run(z_down: bool, mount: tuple, raise_o: float):
+        values = {v.name: v.start for v in spec.parameters}
+        values.update(payload_enabled=True, hydro_enabled=True, sea_hs=1.0, sea_spectrum=0, z_down=z_down,
+                      mount_x=mount[0], mount_y=mount[1], mount_z=mount[2], wire_length_0=9.0, payload_mass=20000.0)
+        model, x0, options = spec.build(values)
+        inputs = np.array([float(v.start) for v in spec.inputs])
+        sign = -1.0 if z_down else 1.0
+        sim = None
+        for k in range(100):
+            t = 0.01 * k
+            inputs[names.index("base_position_z")] = sign * (raise_o + 4.5 + 0.5 * math.sin(t))  # the load at the surface
+            inputs[names.index("base_velocity_z")] = sign * 0.5 * math.cos(t)
+            inputs[names.index("base_acceleration_z")] = -sign * 0.5 * math.sin(t)
+            if sim is None:
+                sim = CoSimulation(model, x0, inputs=inputs, rtol=1e-8, stepper="dopri5")
+            sim.set_inputs(inputs)
+            sim.step(0.01)
+        return model.outputs(sim.t, sim.x, sim.inputs, sim._current()[1])
+
+    up = run(False, (5.0, 0.0, 3.0), 0.0)
+    down = run(True, (5.0, 0.0, -3.0), 0.0)
+    at_o = run(False, (0.0, 0.0, 0.0), 3.0)
+    below = run(False, (5.0, 0.0, 3.0), -0.5)  # O 0.5 m lower: the payload deeper by that
+    assert 0.0 < up["payload_submergence"] < 1.5  # partly wet: its height counts
+    for name in ("payload_submergence", "payload_buoyancy", "hook_load", "wave_elevation_at_payload"):
+        assert down[name] == pytest.approx(up[name], rel=1e-9, abs=1e-9), name
+    # mounted at O raised by 3 m: the same heights, the sea seen 5 m further aft (another wave elevation)
+    assert at_o["wave_elevation_at_payload"] != pytest.approx(up["wave_elevation_at_payload"], abs=1e-3)
+    assert below["payload_submergence"] > up["payload_submergence"] + 0.3
