@@ -34,3 +34,16 @@ def test_limiting_sea_state_is_the_last_hs_before_the_first_failure():
     # Tp 6: 3.0 fails, so 4.0 does not count though it passes; Tp 8: not even the smallest; Tp 10: all pass
     assert limiting_sea_states(rows) == {6.0: 2.0, 8.0: None, 10.0: 2.0}
     assert limiting_sea_states(rows, limit=0.25) == {6.0: 1.0, 8.0: None, 10.0: 2.0}
+
+
+def test_the_stand_in_vessel_averages_the_wave_over_its_hull():
+    """∫ cos(k x) dx over [−L/2, L/2] / L = sin(kL/2)/(kL/2): a wave as long as the hull averages out, a long one
+    lifts the whole hull, a wave of 2L/3 lifts the ends against the middle (negative)."""
+    from crane_models.analysis.splash_lift import hull_average
+
+    length = 40.0
+    k = 2.0 * math.pi / np.array([length, 1e6, 2.0 * length / 3.0])
+    x = np.linspace(-0.5 * length, 0.5 * length, 200001)
+    expected = [np.trapezoid(np.cos(ki * x), x) / length for ki in k]
+    np.testing.assert_allclose(hull_average(k, length), expected, atol=1e-9)
+    assert abs(hull_average(k[:1], length)[0]) < 1e-12 and hull_average(k[2:], length)[0] < 0.0
