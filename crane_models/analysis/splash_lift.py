@@ -17,8 +17,10 @@ The scenario (:class:`Lift`), stated so that its numbers can be checked:
   RAO falls for waves shorter than the vessel; no resonance, no phase lag), times ``heave_rao`` (1); no roll, pitch
   or surge. With the elevation itself (RAO 1 at every frequency) the short waves' accelerations shook the module
   into slack at Hs 1.5 m, Tp 6 s. The payload meets the same sea (the same components and seed);
-* **operation**: hold 5 s, pay out at 0.3 m/s for as long as it takes the module's centre to 10 m depth (48 s),
-  hold to the end (80 s); the time domain's heave is measured over the last two peak periods.
+* **operation**: hold 5 s, pay out at 0.3 m/s, ramped up and down over 2 s, until the module's centre is 10 m deep
+  (48 s), hold to the end (80 s); the time domain's heave is measured over the last two peak periods. (With an
+  abrupt start and stop the stop's snap, not the waves, set the least slack-sling margin of every sea state
+  with Tp >= 8 s.)
 
 Runs the model of the FMU's spec (its ``build``) under :class:`integration.cosimulation.CoSimulation` at 10 ms with
 the inputs set each communication step, as an FMU host would.
@@ -61,6 +63,7 @@ class Lift:
     target_depth: float = 10.0     # m, module centre below the still water level at the end
     lowering_speed: float = 0.3    # m/s
     hold: float = 5.0              # s before paying out
+    ramp: float = 2.0              # s, the payout's speed ramps up and down (0.15 m/s²)
     duration: float = 80.0         # s
     step: float = 0.01             # s
     parameters: dict = field(default_factory=lambda: dict(
@@ -110,9 +113,10 @@ def run_lift(lift: Lift) -> dict:
     components = wave_components(lift.sea())
     a, w = components.amplitude * lift.heave_rao * hull_average(components.wave_number, lift.hull_length), \
         components.omega
-    # the operator pays out the distance to the target depth at the lowering speed (by time: the AHC's own payout
-    # is not the operator's)
-    payout = (lift.clearance + 0.5 * float(lift.parameters["payload_size_z"]) + lift.target_depth) / lift.lowering_speed
+    # the operator pays out the distance to the target depth at the lowering speed, ramped up and down over `ramp`
+    # seconds (a trapezoid of the same distance; by time: the AHC's own payout is not the operator's)
+    distance = lift.clearance + 0.5 * float(lift.parameters["payload_size_z"]) + lift.target_depth
+    payout = distance / lift.lowering_speed + lift.ramp
     sim = CoSimulation(model, x0, inputs=inputs, rtol=options["rtol"], max_step=options["max_step"],
                        stepper=options["stepper"])
     steps = int(round(lift.duration / lift.step))
@@ -125,7 +129,8 @@ def run_lift(lift: Lift) -> dict:
         inputs[at["base_position_z"]] = lift.base_height + heave
         inputs[at["base_velocity_z"]] = float(-(s @ (a * w)))
         inputs[at["base_acceleration_z"]] = float(-(c @ (a * w * w)))
-        inputs[at["winch_speed"]] = lift.lowering_speed if lift.hold <= t < lift.hold + payout else 0.0
+        inputs[at["winch_speed"]] = lift.lowering_speed * max(0.0, min(1.0, (t - lift.hold) / lift.ramp,
+                                                                      (lift.hold + payout - t) / lift.ramp))
         sim.set_inputs(inputs)
         out = model.outputs(sim.t, sim.x, sim.inputs, sim._current()[1])
         series["t"][k], series["vessel_heave"][k] = t, heave
