@@ -27,6 +27,8 @@ COMMAND_MODULES = [
     "crane_models.app.sweep_cli",  # sweep, report (fatigue and sweeps)
     "crane_models.app.view",  # view (3-D page of a result)
     "crane_models.app.rao_cli",  # rao (a vessel's RAO table from Capytaine)
+    "crane_models.app.splash_cli",  # splash-zone (DNV-RP-N103 simplified method)
+    "crane_models.app.splash_lift_cli",  # splash-lift (the lift in the time domain, with and without AHC)
 ]
 
 

@@ -11,6 +11,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..core.hydro import HydroForces
 from ..core.kane import Kinematics
 from ..core.native import NativeKinematics
 from ..core.parameters import ParameterError
@@ -33,6 +34,7 @@ def _native_kinematics(data: dict) -> NativeKinematics:
 # The model objects a saved co-simulation state holds (the last evaluation: kernel record or numpy arrays).
 register_class("NativeKinematics", NativeKinematics, lambda kin: kin.__getstate__(), _native_kinematics)
 register_dataclass("Kinematics", Kinematics)
+register_dataclass("HydroForces", HydroForces)  # the water's force on a payload (issue 37)
 
 
 def install_codecs(slave_class: type, spec: FmuSpec) -> None:

@@ -92,7 +92,8 @@ class ShipMountedModel:
     """A moving-base crane model seen through :class:`ShipMounting`: its motion inputs (indices ``motion_at`` …
     ``motion_at + 15``: angles, ω, ω̇, acceleration, velocity) taken in the ship's frame at its reference point,
     its wrench and tip outputs given in the ship's frame, plus the point of attack. Everything else is the
-    wrapped model's."""
+    wrapped model's. A model with ``position_at`` takes there the position of O in the sea frame (``base_position_*``,
+    issue 37), turned here into the base point's, z up."""
 
     def __init__(self, model, mounting: ShipMounting, motion_at: int = 6):
         self.model, self.mounting, self._at = model, mounting, motion_at
@@ -132,6 +133,10 @@ class ShipMountedModel:
         out[at:at + 3] = euler_angles(R @ H)
         out[at + 3:at + 6], out[at + 6:at + 9] = Ht @ w, Ht @ dw
         out[at + 9:at + 12], out[at + 12:at + 15] = Ht @ acc, Ht @ (v + wr)
+        position_at = getattr(self.model, "position_at", None)
+        if position_at is not None:  # base_position_* of O in the sea frame -> of the base point P, z up
+            p = out[position_at:position_at + 3]
+            out[position_at:position_at + 3] = (FLIP @ p if self.mounting.z_down else p) + R @ r
         self._cached = (key, out)
         return out
 

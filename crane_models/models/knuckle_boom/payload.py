@@ -28,6 +28,7 @@ from ...core.native.outputs import OutputWriters, kernel_writer
 from ...core.native.cosim_payload import NativePayloadCosimStep
 from ...core.native.payload import PAYLOAD_RESULT, NativePayload
 from .crane import INPUTS, KnuckleBoomModel
+from .splash_names import SPLASH_OUTPUT_NAMES
 
 __all__ = ["PayloadParameters", "KnuckleBoomPayloadModel", "CraneWithoutPayload",
            "PAYLOAD_INPUTS",
@@ -254,7 +255,7 @@ class KnuckleBoomPayloadModel:
         from_dict = kernel_writer(None, names, {}, lambda x, inputs, aux: self.outputs(0.0, x, inputs, aux), None)
         if kernel is None:
             return from_dict
-        plan = kernel.plan(names, dict.fromkeys(payload_names, 0.0))
+        plan = kernel.plan(names, dict.fromkeys(payload_names + SPLASH_OUTPUT_NAMES, 0.0))
         wanted = [(i, plan.slot[name]) for i, name in enumerate(payload_names) if name in plan.slot]
         nb, body = self.crane.system.nb, self._tip_body
 
@@ -276,7 +277,7 @@ class KnuckleBoomPayloadModel:
         outputs, the index map of ``names`` (the payload's values among its constants, as :meth:`output_writer`'s),
         the crane's bounds of ``check_state`` (the kernel checks every entry finite too) and the maker of the record
         with the payload's part; None without the kernel."""
-        crane_parts = self.base.kernel_step_parts(names, dict.fromkeys(PAYLOAD_VALUE_NAMES, 0.0))
+        crane_parts = self.base.kernel_step_parts(names, dict.fromkeys(PAYLOAD_VALUE_NAMES + SPLASH_OUTPUT_NAMES, 0.0))
         if crane_parts is None or self._kernel() is None:
             return None
         outputs, plan, bounds = crane_parts
@@ -321,6 +322,7 @@ class KnuckleBoomPayloadModel:
         values = self._payload_values(x, kin, tension, tip, contact)
         out.update(zip((n for n, _, _ in PAYLOAD_OUTPUTS), values))
         out["wire_slack"] = bool(values[-1])
+        out.update(dict.fromkeys(SPLASH_OUTPUT_NAMES, 0.0))
         return out
 
     def energy(self, x: np.ndarray, inputs: np.ndarray) -> float:
@@ -352,13 +354,14 @@ class CraneWithoutPayload:
     everything else, kernel stepping included, unchanged. The optional hooks of :mod:`integration.cosimulation`
     exist exactly when the crane model has them; other attributes pass through."""
 
-    def __init__(self, crane_model):
+    def __init__(self, crane_model, extra_inputs: tuple = ()):
+        """``extra_inputs``: names of further inputs after ``winch_speed``, ignored too (``base_position_*``)."""
         self.base = crane_model
         self.crane = crane_model.crane
         self.state_size = crane_model.state_size
-        self.input_names = list(crane_model.input_names) + [n for n, _, _ in PAYLOAD_INPUTS]
+        self.input_names = list(crane_model.input_names) + [n for n, _, _ in PAYLOAD_INPUTS] + list(extra_inputs)
         self._n = n = len(crane_model.input_names)
-        self._zero = dict.fromkeys((name for name, _, _ in PAYLOAD_OUTPUTS), 0.0)
+        self._zero = dict.fromkeys([name for name, _, _ in PAYLOAD_OUTPUTS] + list(SPLASH_OUTPUT_NAMES), 0.0)
         if hasattr(crane_model, "update_inputs"):
             self.update_inputs = lambda x, aux, old, new: crane_model.update_inputs(x, aux, old[:n], new[:n])
         if hasattr(crane_model, "compiled"):

@@ -22,6 +22,7 @@ from ...core.moving_base.euler import euler_rate_matrix
 from ...core.moving_base.interface import STEP_INTEGRALS, restarted, step_rates
 from .moving_base import N_COORDINATES, KnuckleBoomOnMovingBaseModel
 from .payload import PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, PayloadParameters
+from .splash_names import POSITION_INPUTS, SPLASH_OUTPUT_NAMES
 
 __all__ = ["KnuckleBoomOnMovingBasePayloadModel"]
 
@@ -59,6 +60,9 @@ class KnuckleBoomOnMovingBasePayloadModel:
         self._tip_body, self._king = ix["boom3"], ix["king"]
         self._tip_r = np.array([0.0, 0.0, self.crane.params.l3])
         self._winch_at = len(KnuckleBoomOnMovingBaseModel.input_names)
+        # base_position_* (issue 37) after winch_speed: where the vessel is in the sea, used by the water's forces
+        self.input_names = self.input_names + [name for name, _, _ in POSITION_INPUTS]
+        self.position_at = self._winch_at + 1
         self._free = np.arange(3)
         self._indicators = None
         self._place_load = False
@@ -178,6 +182,7 @@ class KnuckleBoomOnMovingBasePayloadModel:
         values = [tension, x[_L], *rel_p, *rel_v, radial, tangential, contact]
         out.update(zip((n for n, _, _ in PAYLOAD_OUTPUTS), (float(v) for v in values)))
         out["wire_slack"] = bool(tension <= 0.0)
+        out.update(dict.fromkeys(SPLASH_OUTPUT_NAMES, 0.0))
         return out
 
     def check_state(self, x: np.ndarray) -> None:

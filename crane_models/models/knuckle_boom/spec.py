@@ -16,6 +16,11 @@ from ..on_ship import MEAN_WRENCH_PARAMETER, mounting_parameters, on_ship
 from .payload import (PAYLOAD_BOOLEAN_OUTPUTS, PAYLOAD_INPUTS, PAYLOAD_OUTPUTS, CraneWithoutPayload,
                       KnuckleBoomPayloadModel, PayloadParameters)
 from .payload_moving_base import KnuckleBoomOnMovingBasePayloadModel
+from .hydro import (HydroLoad, HydroParameters, KnuckleBoomOnMovingBaseSplashPayloadModel,
+                    KnuckleBoomSplashPayloadModel)
+from .ahc import AhcParameters, HeaveCompensation
+from .splash_names import POSITION_INPUTS, SPLASH_OUTPUTS
+from ..at_sea import components_from, sea_parameters
 from .moving_base import INPUTS as MB_INPUTS, OUTPUTS as MB_OUTPUTS, KnuckleBoomOnMovingBaseModel
 
 __all__ = ["knuckle_boom_spec", "knuckle_boom_on_moving_base_spec", "FMUS"]
@@ -43,6 +48,7 @@ def knuckle_boom_spec() -> FmuSpec:
     inputs += [FmuVariable(n, u, d, 0.0) for n, u, d in PAYLOAD_INPUTS]
     outputs += [FmuVariable(n, u, d, 0.0, display_unit="deg" if u == "rad" else None) for n, u, d in PAYLOAD_OUTPUTS]
     outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
+    outputs += [FmuVariable(n, u, d, 0.0) for n, u, d in SPLASH_OUTPUTS]  # last: the others keep their places
 
     def build(values: dict):
         model = KnuckleBoomModel(split_values(values, KnuckleBoomParameters), split_values(values, KnuckleBoomController),
@@ -50,14 +56,49 @@ def knuckle_boom_spec() -> FmuSpec:
         x0 = split_values(values, KnuckleBoomInitialState).state()
         _check_stroke(model.crane, x0)
         if not values["payload_enabled"]:
+            _check_splash_needs_payload(values)
             return CraneWithoutPayload(model), x0, solver_options(values)
-        with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters),
-                                               bool(values["deck_enabled"]))
+        if values["hydro_enabled"] or values["ahc_enabled"]:
+            hydro, ahc = splash_parts(values, model)
+            with_payload = KnuckleBoomSplashPayloadModel(model, split_values(values, PayloadParameters),
+                                                         bool(values["deck_enabled"]), hydro,
+                                                         float(values["water_level"]), ahc)
+        else:
+            with_payload = KnuckleBoomPayloadModel(model, split_values(values, PayloadParameters),
+                                                   bool(values["deck_enabled"]))
         return with_payload, with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCrane", "Knuckle boom crane with two hydraulic cylinders and joint reaction "
                    "forces (Cibicik & Egeland 2018), optionally a payload on a hoisting wire with a winch",
-                   params + payload, inputs, outputs, build, stop_time=20.0, step_size=0.01)
+                   params + payload + splash_parameters(), inputs, outputs, build, stop_time=20.0, step_size=0.01)
+
+
+def splash_parameters() -> list:
+    """The payload in the water (issue 37): ``hydro_enabled`` (default off: the payload exactly as without it), the
+    payload's shape and the water, the sea (:mod:`models.at_sea`)."""
+    return ([FmuVariable("hydro_enabled", "", "the water's forces on the payload (buoyancy, added mass, slamming, "
+                         "drag, wave forces; needs payload_enabled) on (true) or none (false)", False, "boolean")]
+            + parameters_from_dataclasses(HydroParameters()) + sea_parameters()
+            + [FmuVariable("ahc_enabled", "", "active heave compensation of the winch (needs payload_enabled): a motion "
+                           "reference unit at the crane tip drives the winch to cancel the tip's vertical motion in "
+                           "the sea frame", False, "boolean")] + parameters_from_dataclasses(AhcParameters()))
+
+
+def splash_parts(values: dict, model) -> tuple:
+    """``(HydroLoad or None, HeaveCompensation or None)`` of ``hydro_enabled`` and ``ahc_enabled``."""
+    hydro = None
+    if values["hydro_enabled"]:
+        hydro = HydroLoad.of(split_values(values, HydroParameters), components_from(values), model.crane.params.g)
+    ahc = None
+    if values["ahc_enabled"]:
+        ahc = HeaveCompensation(split_values(values, AhcParameters), float(values["winch_speed_max"]))
+    return hydro, ahc
+
+
+def _check_splash_needs_payload(values: dict) -> None:
+    for name in ("hydro_enabled", "ahc_enabled"):
+        if values.get(name):
+            raise ValueError(f"{name} = true needs payload_enabled = true (the water acts on the payload)")
 
 
 def payload_parameters() -> list:
@@ -88,6 +129,9 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
     outputs += [FmuVariable(n, u, d, False, "boolean") for n, u, d in PAYLOAD_BOOLEAN_OUTPUTS]
     # last: the other variables keep their numbers
     outputs += [FmuVariable(n, u, d, 0.0) for n, u, d in tuple(MEAN_WRENCH) + tuple(PREDICTED_WRENCH)]
+    inputs += [FmuVariable(n, u, d, 0.0) for n, u, d in POSITION_INPUTS]  # issue 37, last
+    outputs += [FmuVariable(n, u, d, 0.0) for n, u, d in SPLASH_OUTPUTS]
+    position_names = tuple(n for n, _, _ in POSITION_INPUTS)
 
     def build(values: dict):
         model = KnuckleBoomOnMovingBaseModel(split_values(values, KnuckleBoomParameters),
@@ -99,15 +143,27 @@ def knuckle_boom_on_moving_base_spec() -> FmuSpec:
         x0 = np.zeros(model.state_size)  # the step integrals of the step-mean wrench at zero
         x0[:3], x0[9:12] = crane_x0[:3], crane_x0[3:]
         if not values["payload_enabled"]:
-            return on_ship(CraneWithoutPayload(model), values), x0, solver_options(values)
-        with_payload = KnuckleBoomOnMovingBasePayloadModel(model, split_values(values, PayloadParameters),
-                                                           bool(values["deck_enabled"]))
+            _check_splash_needs_payload(values)
+            return on_ship(CraneWithoutPayload(model, position_names), values), x0, solver_options(values)
+        if values["hydro_enabled"] or values["ahc_enabled"]:
+            with_payload = KnuckleBoomOnMovingBaseSplashPayloadModel(
+                model, split_values(values, PayloadParameters), bool(values["deck_enabled"]),
+                *splash_parts(values, model))
+        else:
+            with_payload = KnuckleBoomOnMovingBasePayloadModel(model, split_values(values, PayloadParameters),
+                                                               bool(values["deck_enabled"]))
         return on_ship(with_payload, values), with_payload.initial_state(x0), solver_options(values)
 
     return FmuSpec("KnuckleBoomCraneOnMovingBase", "Knuckle boom crane (Cibicik & Egeland 2018) on a moving base: "
                    "base motion in, the wrench on the vessel out by auxiliary generalized speeds (Cibicik & "
-                   "Egeland, moving base)", fixed.parameters + mounting_parameters() + [MEAN_WRENCH_PARAMETER], inputs,
+                   "Egeland, moving base)", _moved_last(fixed.parameters + mounting_parameters() + [MEAN_WRENCH_PARAMETER],
+                                                     {v.name for v in splash_parameters()}), inputs,
                    outputs, build, stop_time=20.0, step_size=0.01)
+
+
+def _moved_last(variables: list, names: set) -> list:
+    """``variables`` with those named in ``names`` moved to the end (in their order): the parameters added last."""
+    return [v for v in variables if v.name not in names] + [v for v in variables if v.name in names]
 
 
 def _in_base_frame(description: str) -> str:
