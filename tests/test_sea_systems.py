@@ -1,5 +1,5 @@
 """The crane on the WaveVessel as a ship engineer gets it (issue 36, item 3): the shipped OSP system structure in
-libcosim and the SSP package (its sea in one shared parameter set) in Ecos run the system exactly as the project's own
+libcosim and the SSP package (one sea in every component's set) in Ecos run the system exactly as the project's own
 fmpy master does -- one way, Jacobi, the vessel's motion held over each step -- and the sea reaches the crane: the
 crane's base moves as the WaveVessel's outputs say."""
 from __future__ import annotations
@@ -63,18 +63,19 @@ def _assert_same(got: np.ndarray, ref: dict) -> None:
     assert deviation.max() <= 1e-9, dict(zip(_columns(), deviation))
 
 
-def test_the_system_files_carry_the_sea_once_and_connect_by_name(fmu_dir):
+def test_the_system_files_carry_one_sea_and_connect_by_name(fmu_dir):
     members = with_sea(SEA_SYSTEMS[SYSTEM], SPECS)
     links = sea_connections(members, SPECS)
     assert {(a, va) for a, va, _, _ in links} >= {("vessel", n) for n in RECORD["vessel"][:4]}
     assert all(a == "vessel" and va == vb for a, va, _, vb in links)  # one way, by name
     with zipfile.ZipFile(fmu_dir / f"{SYSTEM}.ssp") as z:
-        assert "resources/sea.ssv" in z.namelist()
-        sea = {p.get("name"): p[0].get("value") for p in ET.fromstring(z.read("resources/sea.ssv")).iter()
-               if p.tag.endswith("}Parameter")}
-        own = [p.get("name") for name in z.namelist() if name.endswith(".ssv") and name != "resources/sea.ssv"
-               for p in ET.fromstring(z.read(name)).iter() if p.tag.endswith("}Parameter")]
-    assert float(sea["sea_heading"]) == DEMO_SEA["sea_heading"] and not set(sea) & set(own)
+        sets = {c: {p.get("name"): p[0].get("value") for p in ET.fromstring(z.read(f"resources/{c}.ssv")).iter()
+                    if p.tag.endswith("}Parameter")} for c in ("vessel", "crane")}
+    # one sea for the system, written from one definition into each component's set (every engine applies one set
+    # per component: Ecos keeps one per component and set name, libcosim's SSP loader a component's first binding)
+    sea = {n: v for n, v in sets["vessel"].items() if n.startswith("sea_") or n == "water_depth"}
+    assert float(sea["sea_heading"]) == DEMO_SEA["sea_heading"] and len(sea) == 9
+    assert {n: sets["crane"][n] for n in sea} == sea
     osp = ET.parse(fmu_dir / sea_osp_file(SYSTEM)).getroot()
     ns = {"o": osp.tag[1:].split("}")[0]}
     pairs = {(c[0].get("simulator"), c[0].get("name"), c[1].get("simulator"), c[1].get("name"))
@@ -119,7 +120,7 @@ def test_libcosim_runs_the_osp_structure_as_the_projects_master(fmu_dir, referen
 
 
 @needs_ecospy
-def test_ecos_runs_the_ssp_package_with_its_shared_sea_as_the_projects_master(fmu_dir, reference_after, tmp_path,
+def test_ecos_runs_the_ssp_package_with_its_sea_as_the_projects_master(fmu_dir, reference_after, tmp_path,
                                                                               monkeypatch):
     from crane_models.app.ship_demo import ecos_scratch
     from ecospy import EcosLib, EcosSimulation
@@ -132,7 +133,8 @@ def test_ecos_runs_the_ssp_package_with_its_shared_sea_as_the_projects_master(fm
         sim = EcosSimulation(step_size=STEP, ssp_path=str(fmu_dir / f"{SYSTEM}.ssp"))
         try:
             assert sim.init(parameter_set="crane-cosim"), EcosLib.get_last_error()
-            assert sim.get_real("vessel::sea_heading") == DEMO_SEA["sea_heading"]  # from the shared set
+            assert sim.get_real("vessel::sea_heading") == DEMO_SEA["sea_heading"]
+            assert sim.get_real("crane::sea_heading") == DEMO_SEA["sea_heading"]  # the same sea
             assert sim.get_real("crane::mount_x") == SEA_SYSTEMS[SYSTEM]["crane"][1]["mount_x"]  # from its own
             rows = []
             for k in range(int(round(STOP / STEP))):

@@ -29,6 +29,7 @@ xmlschema = pytest.importorskip("xmlschema", reason="xmlschema (test extra) is n
 from crane_models.models.registry import OSP_PAIRS as PAIRS  # noqa: E402
 from crane_models.models.registry import SPECS  # noqa: E402
 from crane_models.models.vessel_crane.vessels import SHIP_PAIRS, WIRINGS  # noqa: E402
+from crane_models.models.sea_systems import SEA_SYSTEMS  # noqa: E402
 from crane_models.fmi.osp import ported_wrench  # noqa: E402
 from engine_runs import needs_ecospy  # noqa: E402
 from fmu_helpers import build_fmus  # noqa: E402
@@ -75,7 +76,7 @@ def _package(fmu_dir: Path, name: str) -> dict:
 
 def test_every_fmu_and_pair_has_a_package_valid_against_the_ssp_schemas(fmu_dir, schemas):
     ssd_schema, ssv_schema = schemas
-    packages = set(SPECS) | set(SHIP_PAIRS)
+    packages = set(SPECS) | set(SHIP_PAIRS) | set(SEA_SYSTEMS)
     assert {p.stem for p in fmu_dir.glob("*.ssp")} == packages
     for name in sorted(packages):
         p = _package(fmu_dir, name)

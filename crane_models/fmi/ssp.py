@@ -1,7 +1,6 @@
 """System Structure and Parameterization (SSP 1.0) packages: a ``.ssp`` zip holding ``SystemStructure.ssd`` (the
 system: components with typed connectors and units, connections, default experiment), the FMUs under
-``resources/`` and one SSV parameter set per component (``resources/<component>.ssv``, bound to it), and system-wide
-sets bound to every component that has their parameters (``resources/sea.ssv``: the sea state, set once).
+``resources/`` and one SSV parameter set per component (``resources/<component>.ssv``, bound to it).
 
 Generic: components, connections, parameter values and units are arguments; nothing here knows a crane. The
 crane-cosim packages (one per FMU, one per vessel-crane pair) are put together by :func:`write_ssp_files` from FMU
@@ -31,7 +30,7 @@ from typing import Any, Callable
 
 __all__ = ["SSD_NAMESPACE", "SSC_NAMESPACE", "SSV_NAMESPACE", "OSP_ANNOTATION_NAMESPACE", "PARAMETER_SET",
            "SspConnector", "SspParameter", "SspComponent", "SspConnection", "system_structure_description",
-           "parameter_set", "shared_parameter_sets", "write_ssp", "spec_component", "write_ssp_files", "SSP_TYPE"]
+           "parameter_set", "write_ssp", "spec_component", "write_ssp_files", "SSP_TYPE"]
 
 SSD_NAMESPACE = "http://ssp-standard.org/SSP1/SystemStructureDescription"
 SSC_NAMESPACE = "http://ssp-standard.org/SSP1/SystemStructureCommon"
@@ -78,7 +77,6 @@ class SspComponent:
     fmu: Path
     connectors: list
     parameters: list = field(default_factory=list)
-    shared: tuple = ()  # the sources of the system-wide parameter sets it binds besides its own (write_ssp)
 
     @property
     def source(self) -> str:
@@ -142,12 +140,10 @@ def system_structure_description(name: str, components: list, connections: list,
                                 type="application/x-fmu-sharedlibrary")
         _add_connectors(element, comp.connectors)
         used.update(c.unit for c in comp.connectors)
-        sources = ([comp.parameter_source] if comp.parameters else []) + list(comp.shared)
-        if sources:
+        if comp.parameters:
             bindings = ET.SubElement(element, _q("ssd", "ParameterBindings"))
-            for source in sources:
-                ET.SubElement(bindings, _q("ssd", "ParameterBinding"), type="application/x-ssp-parameter-set",
-                              source=source)
+            ET.SubElement(bindings, _q("ssd", "ParameterBinding"), type="application/x-ssp-parameter-set",
+                          source=comp.parameter_source)
     if connections:
         conns = ET.SubElement(system, _q("ssd", "Connections"))
         for c in connections:
@@ -183,35 +179,9 @@ def _write_member(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     archive.writestr(info, data)
 
 
-def shared_parameter_sets(components: list, shared: dict) -> dict:
-    """Move the parameters named in ``shared`` (``{set name: parameter names}``) out of the components' own sets into
-    one set each, written once for the system and bound to every component that has them (the sea's parameters:
-    one Hs, Tp and heading for the vessel and the crane). Returns ``{source: [SspParameter]}``; refuses components
-    whose values of a shared parameter differ (the package would say two things)."""
-    sets = {}
-    for set_name, names in (shared or {}).items():
-        source, values = f"resources/{set_name}.ssv", {}
-        for comp in components:
-            moved = [p for p in comp.parameters if p.name in names]
-            if not moved:
-                continue
-            for p in moved:
-                if p.name in values and values[p.name].value != p.value:
-                    raise ValueError(f"{p.name}: the components of one system give it two values "
-                                     f"({values[p.name].value!r}, {p.value!r}); it is shared by the set {set_name}")
-                values.setdefault(p.name, p)
-            comp.parameters = [p for p in comp.parameters if p.name not in names]
-            comp.shared = (*comp.shared, source)
-        if values:
-            sets[source] = [values[n] for n in names if n in values]
-    return sets
-
-
 def write_ssp(path: Path, name: str, components: list, connections: list, units: dict, start: float, stop: float,
-              step: float, shared: dict | None = None) -> Path:
-    """The ``.ssp`` package at ``path``: the system description, each component's FMU and parameter set, and the
-    system-wide sets of ``shared`` (:func:`shared_parameter_sets`)."""
-    shared_sets = shared_parameter_sets(components, shared or {})
+              step: float) -> Path:
+    """The ``.ssp`` package at ``path``: the system description, each component's FMU and parameter set."""
     sources = [c.source for c in components]
     if len(set(sources)) != len({Path(c.fmu).resolve() for c in components}):
         raise ValueError(f"{path}: two different FMU files of the same name")
@@ -224,8 +194,6 @@ def write_ssp(path: Path, name: str, components: list, connections: list, units:
         for comp in components:
             if comp.parameters:
                 _write_member(archive, comp.parameter_source, parameter_set(comp.parameters, units).encode())
-        for source, parameters in sorted(shared_sets.items()):
-            _write_member(archive, source, parameter_set(parameters, units).encode())
     return path
 
 
@@ -248,12 +216,11 @@ def spec_component(name: str, spec, fmu: Path, values: dict | None = None) -> Ss
     return SspComponent(name, Path(fmu), connectors, parameters)
 
 
-def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, units: dict,
-                    shared: dict | None = None) -> list:
+def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, units: dict) -> list:
     """``<FMU>.ssp`` for every FMU of ``specs`` (``{name: spec factory}``) found in ``fmu_dir`` -- one component
     with all its parameters -- and ``<system>.ssp`` for every system of ``pairs`` (``{system: {component: (FMU,
     parameter values)}}``), joined by ``connect(system, members)`` (``(start component, connector, end component,
-    connector)`` tuples); ``shared``: the system-wide parameter sets (:func:`shared_parameter_sets`). Default experiment:
+    connector)`` tuples). Default experiment:
     the specs' (the shortest stop time, the smallest step of the system's FMUs)."""
     fmu_dir = Path(fmu_dir)
     built = {name: factory() for name, factory in specs.items() if (fmu_dir / f"{name}.fmu").is_file()}
@@ -261,7 +228,7 @@ def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, 
     for name, spec in built.items():
         comp = spec_component(name, spec, fmu_dir / f"{name}.fmu")
         paths.append(write_ssp(fmu_dir / f"{name}.ssp", name, [comp], [], units, 0.0, spec.stop_time,
-                               spec.step_size, shared))
+                               spec.step_size))
     for system, members in pairs.items():
         if not all(fmu in built for fmu, _ in members.values()):
             continue
@@ -270,5 +237,5 @@ def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, 
         stop = min(built[fmu].stop_time for fmu, _ in members.values())
         step = min(built[fmu].step_size for fmu, _ in members.values())
         connections = [SspConnection(*c) for c in connect(system, members)]
-        paths.append(write_ssp(fmu_dir / f"{system}.ssp", system, comps, connections, units, 0.0, stop, step, shared))
+        paths.append(write_ssp(fmu_dir / f"{system}.ssp", system, comps, connections, units, 0.0, stop, step))
     return paths

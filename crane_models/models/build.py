@@ -13,7 +13,6 @@ from ..fmi.osp import write_osp_files as write_osp
 from ..fmi.osp_ecco import write_ecco_files as write_ecco
 from ..fmi.spec import BASE_UNITS
 from ..fmi.ssp import write_ssp_files as write_ssp
-from .at_sea import SEA_PARAMETER_NAMES
 from .registry import OSP_ECCO, OSP_PAIRS, OSP_WIRINGS, SPECS
 from .sea_systems import SEA_SYSTEMS, sea_connections, sea_osp_file, with_sea
 from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
@@ -58,11 +57,6 @@ def write_ecco_files(out_dir: Path) -> list:
     return write_ecco(out_dir, OSP_ECCO, pair_connections)
 
 
-# The system-wide parameter sets of every package: the sea's parameters in ``resources/sea.ssv``, one Hs, Tp and heading
-# for every component that has them (the vessel's motion and the payload's water are the same sea).
-SHARED_SETS = {"sea": SEA_PARAMETER_NAMES}
-
-
 def write_ssp_files(out_dir: Path) -> list:
     """Every FMU's SSP package and the pairs' into ``out_dir``, beside the FMUs."""
     def connect(system: str, members: dict) -> list:
@@ -71,7 +65,7 @@ def write_ssp_files(out_dir: Path) -> list:
         return pair_connections(members, wrench=WIRINGS.get(system))
 
     systems = {**SHIP_PAIRS, **{name: with_sea(members, SPECS) for name, members in SEA_SYSTEMS.items()}}
-    return write_ssp(out_dir, SPECS, systems, connect, BASE_UNITS, SHARED_SETS)
+    return write_ssp(out_dir, SPECS, systems, connect, BASE_UNITS)
 
 
 def write_system_files(out_dir: Path) -> None:
