@@ -46,7 +46,8 @@ class NativeRosenbrock:
         self._arrays = [np.ascontiguousarray(a, dtype=float) for a in arrays]
         self._tableau = _WTableau(stages, order, gamma, *(a.ctypes.data for a in self._arrays))
         self.size = integration.size
-        self.reduced = self.size - integration._native.n  # unknowns of the LU: [u; z]
+        n = integration._task.n_state if integration._task is not None else integration._native.n
+        self.reduced = self.size - n  # unknowns of the LU: [u; z]
         self._work = np.empty((stages + 9) * self.size)  # see mbs_rosenbrock_rhs
         self._imp = _Implicit()
         lib = library()

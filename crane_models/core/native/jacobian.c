@@ -26,7 +26,7 @@ static const double SQRT_EPS = 1.4901161193847656e-08, CBRT_EPS = 6.055454452393
 
 int mbs_tree_jacobian(const tree_rhs *c, double t, const double *y, const double *f0, double *J, int central,
                       double *rec, double *model_work, double *work) {
-    const int n = c->m->n, nx = c->task ? c->task->n_joints : 0, size = 2 * n + nx;
+    const int n = mbs_state_n(c->m, c->task), nx = c->task ? c->task->n_joints : 0, size = 2 * n + nx;
     double *yh = work, *fh = work + size, *fl = work + 2 * size;
     memset(J, 0, sizeof(double) * (size_t)size * size);
     for (int i = 0; i < n; i++) J[(long)i * size + n + i] = 1.0;
@@ -49,7 +49,7 @@ int mbs_tree_jacobian(const tree_rhs *c, double t, const double *y, const double
         for (int i = n; i < 2 * n; i++) J[(long)i * size + j] = (fh[i] - low[i]) / d;
     }
     for (int jn = 0; jn < nx; jn++) {
-        const int v = n + c->task->joint_coord[jn];
+        const int v = n + mbs_state_joint(c->task, jn);
         double *row = J + (long)(2 * n + jn) * size;
         mbs_bristle_jacobian(c->task, jn, y[v], y[2 * n + jn], row + v, row + 2 * n + jn);
     }

@@ -33,6 +33,15 @@ SETTINGS = [
     # (docs/performance.md, "FlexibleCrane"); the paper uses 4.
     FmuVariable("n_rfe", "", "number of rigid finite elements of link (c,2), eq. (7) (1 = rigid link; paper: 4)",
                 4, "integer", low=1, high=64),
+    # The link's options (models/flexible_crane/reduction.py, docs/models.md "FlexibleCrane"): 0 = the paper's RFE link.
+    FmuVariable("link_modes", "", "modes kept per bending plane of a modally reduced link (c,2) (Craig-Bampton: "
+                "2 constraint modes and this many fixed-interface modes per plane, the torsion by 2); 0: the full RFE "
+                "link of the paper; at most n_rfe - 3", 0, "integer", low=0, high=61),
+    # 0: the paper's undamped link. 0.02 is the value of the real-time runs (welded steel booms: 1-2 %).
+    FmuVariable("link_damping_ratio", "", "damping ratio of link (c,2): with link_modes > 0 the modal damping of "
+                "every mode of the reduced link (clamped root, free end); with the full link stiffness-proportional "
+                "damping of its elements with this ratio at its first mode (added to sde_damping); 0: undamped (paper)",
+                0.0, low=0.0, high=0.99),
     FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer",
                 low=0, high=2),
     FmuVariable("constraints_enabled", "", "programmed constraints (17), (22) on E on (true) or off", True, "boolean"),
@@ -80,13 +89,14 @@ def build_model(values: dict) -> tuple:
                           split_values(values, FrictionTable), split_values(values, ProgrammedMotionParameters),
                           n_rfe=int(values["n_rfe"]), friction_model=FRICTION_MODELS[code],
                           constraints_enabled=bool(values["constraints_enabled"]),
-                          paper_torque_enabled=bool(values["paper_torque_enabled"]), init=init)
+                          paper_torque_enabled=bool(values["paper_torque_enabled"]), init=init,
+                          link_modes=int(values["link_modes"]), link_damping_ratio=float(values["link_damping_ratio"]))
     model = FlexibleCraneModel(crane)
     x0 = model.initial_state(init, static=bool(values["start_static"]))
     stepper = choose_stepper(model, x0, values["integrator"], float(values["rtol"]))
     max_step = float(values["max_step"])
     if stepper != "rosenbrock":  # an explicit stepper's stability limit (statics.stable_step); L-stable: none
-        max_step = min(max_step, stable_step(crane, x0[:crane.n], stepper))
+        max_step = min(max_step, stable_step(crane, x0[:crane.n_state], stepper))
     if stepper == "dop853":
         max_step = min(max_step, DOP853_FRICTION_STEP)
     return model, x0, {"max_step": max_step, "rtol": float(values["rtol"]), "atol": float(values["atol"]),
