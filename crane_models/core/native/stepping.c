@@ -28,9 +28,12 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
                              model_work, work);
 }
 
-static int tree_jac(const void *ctx, double t, const double *y, const double *f0, double *J, double *rec,
-                    double *model_work, double *work) {
-    return mbs_tree_jacobian(ctx, t, y, f0, J, 0, rec, model_work, work); /* forward: a W-method needs no more */
+static int tree_jac(const void *ctx, double t, const double *y, const double *f0, double *J, int first, int count,
+                    double *rec, double *model_work, double *work) {
+    const tree_rhs *c = ctx; /* forward differences: a W-method needs no more */
+    const int size = 2 * mbs_state_n(c->m, c->task) + (c->task ? c->task->n_joints : 0);
+    if (count >= size) return mbs_tree_jacobian(c, t, y, f0, J, 0, rec, model_work, work);
+    return mbs_tree_jacobian_columns(c, t, y, f0, J, first, count, rec, model_work, work);
 }
 
 /* mbs_rosenbrock_rhs over mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative (y = [q; u; z]), the
