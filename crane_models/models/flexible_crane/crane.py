@@ -43,7 +43,7 @@ from ...core.native import NativeIntegration, NativeKinematics, NativeTask
 from ...core.parameters import ParameterError, validate
 from ...core.programmed_motion import EllipseHeightConstraint, constrained_accelerations
 from ...core.springs import PointSprings, cross, rfe_inertia, rfe_lengths, sde_stiffness
-from .reduction import LinkReduction, check_link_options, first_link_frequency, link_matrices
+from .reduction import LinkReduction, check_link_options
 from .statics import static_equilibrium
 
 __all__ = ["FlexibleCrane", "crane_bodies", "INPUTS", "OUTPUTS"]
@@ -134,15 +134,12 @@ class FlexibleCrane:
             stiff = np.zeros(3)
         self.k_rfe = np.tile(stiff, self.n_rfe - 1)
         self.c_rfe = p.sde_damping * self.k_rfe
-        # The link's options: reduced (LinkReduction: modal damping of its modes) or full, damped stiffness-
-        # proportionally with ζ at its first mode, c = 2 ζ / ω_1 s on top of sde_damping (reduction.py)
+        # The link's options (reduction.py): reduced, or full with modal damping (the kernel's reduced solve with
+        # P = I), the modal damping ζ on every mode of the link as a cantilever; sde_damping stays beside it
         self.reduction = None
-        if self.link_modes:
-            self.reduction = LinkReduction(bodies, self.n, self.n_rfe, self.k_rfe, self.link_modes,
+        if self.link_modes or self.link_damping_ratio > 0.0:
+            self.reduction = LinkReduction(bodies, self.n, self.n_rfe, self.k_rfe, self.link_modes or None,
                                            self.link_damping_ratio, self.joint_coords)
-        elif self.link_damping_ratio > 0.0:
-            omega1 = first_link_frequency(link_matrices(bodies, self.n_rfe)[0], self.k_rfe)
-            self.c_rfe = (p.sde_damping + 2.0 * self.link_damping_ratio / omega1) * self.k_rfe
         self.n_state = self.n if self.reduction is None else self.reduction.n  # coordinates of the state
         self.state_joint_coords = (self.joint_coords if self.reduction is None
                                    else self.reduction.state_joint_coords)

@@ -77,14 +77,15 @@ def first_link_frequency(M: np.ndarray, k_rfe: np.ndarray) -> float:
 class LinkReduction:
     """``P`` (n, n_r) with ``q = P q_r``, the reduced damping ``D`` (n_r, n) as a force ``−D u`` on the reduced
     speeds (None when ζ = 0), the friction joints' state coordinates, and the link's basis ``Φ`` (3 (n_rfe − 1),
-    n_η) with its reduced matrices."""
+    n_η) with its reduced matrices. ``modes`` None: ``Φ = I``, the full link with the modal damping ζ on all its
+    modes (the same damping as a reduced link's, for comparing the two)."""
 
-    def __init__(self, bodies: list, n: int, n_rfe: int, k_rfe: np.ndarray, modes: int, zeta: float,
+    def __init__(self, bodies: list, n: int, n_rfe: int, k_rfe: np.ndarray, modes: int | None, zeta: float,
                  joint_coords: np.ndarray, static_correction: bool = True):
         M, x = link_matrices(bodies, n_rfe)
         K = np.diag(k_rfe)
-        blocks = []
-        for plane in range(3):
+        blocks = [np.eye(3 * (n_rfe - 1))] if modes is None else []  # None: the full link (its modal damping)
+        for plane in range(3 if modes is not None else 0):
             idx = np.arange(plane, 3 * (n_rfe - 1), 3)
             B = interface_map(x, plane)
             Mp, Kp = M[np.ix_(idx, idx)], K[np.ix_(idx, idx)]
