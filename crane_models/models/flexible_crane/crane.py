@@ -278,7 +278,9 @@ class FlexibleCrane:
     def evaluate(self, t: float, q: np.ndarray, u: np.ndarray, z: np.ndarray, column_torque: float) -> dict:
         """Accelerations, multipliers, friction torques, normal forces and bristle rates at ``(t, q, u, z)``:
         one kernel call (``mbs_task_derivative``) when the kernel is loaded, else the numpy version below,
-        which is the specification (tests/test_native.py compares them)."""
+        which is the specification (tests/test_native.py compares them). ``q``, ``u`` are the state's: with a reduced
+        link (or the full one with modal damping, ``reduction.py``) ``q_r``, ``u_r``, and ``udot`` is ``u_r'`` of
+        Kane's equations (6) projected on the reduced speeds, ``Pᵀ M P u_r' = Pᵀ (τ − C u + ...) − D u``."""
         drive = self.drive_torque(t) + column_torque
         native = self.native_task()
         if native is not None:
@@ -294,15 +296,16 @@ class FlexibleCrane:
         tau = sys.gravity_forces(kin, self.params.g) + self.spring_forces(kin)
         tau[self.joint_coords[0]] += drive
         rhs = tau - C @ u
-        P = np.eye(self.n) if red is None else red.P  # Kane's equations on the reduced speeds: Pᵀ (...) (reduced.c)
-        if red is not None:
-            M, rhs = P.T @ M @ P, P.T @ rhs - (0.0 if red.D is None else red.D @ u)
+        lift = (lambda a: a) if red is None else (lambda a: red.P @ a)  # u' = P u_r'
+        if red is not None:  # Kane's equations on the reduced speeds: Pᵀ (...) (reduced.c)
+            M, rhs = red.P.T @ M @ red.P, red.P.T @ rhs - (0.0 if red.D is None else red.D @ u)
         out = {"kin": kin, "drive": drive}
         if self.constraint is not None:
             p, v, J, bias = self.tip_kinematics(kin)
             grad = self.constraint.gradient(p)
             target = self.constraint.acceleration_target(t, p, v, self.motion.alpha, self.motion.beta) - grad @ bias
-            a0, A, l0, L = constrained_accelerations(M, rhs, grad @ J @ P, target, self._extra)
+            a0, A, l0, L = constrained_accelerations(M, rhs, grad @ J if red is None else grad @ J @ red.P, target,
+                                                     self._extra)
             out["phi"] = self.constraint.residual(t, p)
         else:
             grad = np.zeros((0, 3))
@@ -312,13 +315,13 @@ class FlexibleCrane:
         v_joint = u_state[self.state_joint_coords]
         if self.friction_model == "none":
             zdot, torque = np.zeros(3), np.zeros(3)
-            f0 = self.joint_forces(kin, maps, P @ a0, l0, grad)
+            f0 = self.joint_forces(kin, maps, lift(a0), l0, grad)
             fn = np.hypot(f0[:, 0], f0[:, 1])
         else:
             zdot = bristle_rate(self.friction_model, v_joint, z, self.bristle)
             mu = friction_coefficient(self.friction_model, v_joint, z, zdot, self.bristle)
-            f0 = self.joint_forces(kin, maps, P @ a0, l0, grad)
-            F1 = self.joint_forces(kin, maps, P @ A, L, grad, homogeneous=True)  # one column per friction torque
+            f0 = self.joint_forces(kin, maps, lift(a0), l0, grad)
+            F1 = self.joint_forces(kin, maps, lift(A), L, grad, homogeneous=True)  # one column per friction torque
             torque = np.zeros(3)
             for _ in range(FRICTION_ITERATIONS):
                 f = f0 + F1 @ torque
