@@ -71,23 +71,31 @@ int mbs_reduced_cases(const mbs_model *m, const mbs_task *task, const double *S,
             M[ck * n + ca] = M[ca * n + ck] = dot6_(S + 6 * a, Fk);
         }
     }
-    /* P^T M P and P^T Q (P sparse by rows), the reduced damping -D u */
+    /* P^T M P and P^T Q (P sparse by columns: MP's column b, kept as row b of MP, is a sum of rows of the
+     * symmetric M, contiguous), the reduced damping -D u */
+    const int *cp = task->column_starts, *crow = task->column_rows;
+    const double *cval = task->column_values;
     memset(MP, 0, sizeof(double) * n * nr);
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < n; k++) {
-            const double mik = M[i * n + k];
-            if (mik == 0.0) continue;
-            for (int p = rp[k]; p < rp[k + 1]; p++) MP[i * nr + col[p]] += mik * val[p];
+    for (int b = 0; b < nr; b++) {
+        double *y = MP + (long)b * n;
+        for (int p = cp[b]; p < cp[b + 1]; p++) {
+            const double v = cval[p], *row = M + (long)crow[p] * n;
+            for (int k = 0; k < n; k++) y[k] += v * row[k];
         }
-    memset(Mr, 0, sizeof(double) * nr * nr);
-    memset(Qr, 0, sizeof(double) * nr * ncase);
-    for (int k = 0; k < n; k++)
-        for (int p = rp[k]; p < rp[k + 1]; p++) {
-            const int a = col[p];
-            const double v = val[p];
-            for (int b = 0; b < nr; b++) Mr[a * nr + b] += v * MP[k * nr + b];
-            for (int cs = 0; cs < ncase; cs++) Qr[a * ncase + cs] += v * Q[k * ncase + cs];
+    }
+    for (int a = 0; a < nr; a++) {
+        for (int b = a; b < nr; b++) {
+            const double *y = MP + (long)b * n;
+            double s = 0.0;
+            for (int p = cp[a]; p < cp[a + 1]; p++) s += cval[p] * y[crow[p]];
+            Mr[a * nr + b] = Mr[b * nr + a] = s;
         }
+        for (int cs = 0; cs < ncase; cs++) {
+            double s = 0.0;
+            for (int p = cp[a]; p < cp[a + 1]; p++) s += cval[p] * Q[crow[p] * ncase + cs];
+            Qr[a * ncase + cs] = s;
+        }
+    }
     if (task->reduced_damping)
         for (int a = 0; a < nr; a++) {
             const double *d = task->reduced_damping + (long)a * n;

@@ -25,7 +25,8 @@ class _Task(ctypes.Structure):
                                                        "mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")]
                 + [("n_reduced", ctypes.c_int)]
                 + [(name, ctypes.c_void_p) for name in ("reduction_rows", "reduction_cols", "state_joint_coord",
-                                                       "reduction_values", "reduced_damping", "reduced_work")])
+                                                       "reduction_values", "reduced_damping", "reduced_work",
+                                                       "column_starts", "column_rows", "column_values")])
 
 
 _LONG_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_long) - 1) - 1  # "no budget" for mbs_stepper.max_steps
@@ -62,7 +63,7 @@ class NativeTask:
         if constraint is not None:
             kind = 1
             cpar[:] = [constraint.a, constraint.b, constraint.z_start, constraint.z_inc, constraint.t_c, alpha, beta]
-        reduced = [None] * 6
+        reduced = [None] * 9
         if reduction is not None:
             P = np.asarray(reduction.P, dtype=float)
             rows, cols = np.nonzero(P)  # row-major order: the rows' nonzeros in turn
@@ -73,6 +74,9 @@ class NativeTask:
             nc = 3 + nj
             self._reduced.append(np.zeros(native.n ** 2 + native.n * nr + nr * nr + (native.n + 2 * nr) * nc
                                           + 48 * native.nb))  # mbs_reduced_work_size
+            crows, ccols = np.nonzero(P.T)  # by columns of P: (column, row) pairs, columns in turn
+            self._reduced += [np.concatenate(([0], np.cumsum(np.bincount(crows, minlength=P.shape[1])))).astype(np.intc),
+                              ccols.astype(np.intc), np.ascontiguousarray(P[ccols, crows])]
             reduced = [None if a is None else a.ctypes.data for a in self._reduced]
         self._struct = _Task(int(springs.body), len(springs.points), p[0], p[1], p[2], kind, int(point_body), cpar,
                              FRICTION_KINDS[friction], nj, int(iterations), *p[3:], nr, *reduced)

@@ -21,13 +21,16 @@ typedef struct {
     const double *subtree_mass;  /* (n_joints, nb): m_b when body b is outboard of the joint */
     const double *pin_diameter, *mu_s, *mu_k, *sigma0, *sigma1, *sigma2, *gamma, *v_s;  /* (n_joints) */
     /* a reduced tree (reduced.c): n_reduced > 0 coordinates q_r with q = P q_r, the state [q_r; u_r; z]; 0: q itself.
-     * P sparse by rows (reduction_rows (n + 1), reduction_cols and reduction_values); reduced_damping (n_reduced, n)
+     * P sparse by rows (reduction_rows (n + 1), reduction_cols and reduction_values) and by columns (below); reduced_damping (n_reduced, n)
      * or NULL: the reduced damping force -D u; state_joint_coord: the friction joints' coordinates in q_r;
      * reduced_work: mbs_reduced_work_size doubles */
     int n_reduced;
     const int *reduction_rows, *reduction_cols, *state_joint_coord;
     const double *reduction_values, *reduced_damping;
     double *reduced_work;
+    /* P again, sparse by columns: column_starts (n_reduced + 1), column_rows and column_values */
+    const int *column_starts, *column_rows;
+    const double *column_values;
 } mbs_task;
 
 /* The state's coordinates: n_reduced of a reduced tree, else the tree's n. */
