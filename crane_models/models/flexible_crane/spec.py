@@ -38,9 +38,9 @@ SETTINGS = [
                 "2 constraint modes and this many fixed-interface modes per plane, the torsion by 2); 0: the full RFE "
                 "link of the paper; at most n_rfe - 3", 0, "integer", low=0, high=61),
     # 0: the paper's undamped link. 0.02 is the value of the real-time runs (welded steel booms: 1-2 %).
-    FmuVariable("link_damping_ratio", "", "damping ratio of link (c,2): with link_modes > 0 the modal damping of "
-                "every mode of the reduced link (clamped root, free end); with the full link stiffness-proportional "
-                "damping of its elements with this ratio at its first mode (added to sde_damping); 0: undamped (paper)",
+    FmuVariable("link_damping_ratio", "", "modal damping ratio of link (c,2): this ratio on every mode of the link "
+                "as a cantilever (clamped root, free end), of the reduced link (link_modes > 0) or of the full one "
+                "(link_modes 0: the same damping, to compare them); beside sde_damping; 0: undamped (paper)",
                 0.0, low=0.0, high=0.99),
     FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer",
                 low=0, high=2),
