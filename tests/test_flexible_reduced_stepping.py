@@ -44,7 +44,7 @@ def test_numerical_damping_of_an_undamped_oscillator_is_the_stated_one(omega_h):
 def test_fixed_step_costs_the_same_every_communication_step():
     """The reduced 16-element crane at a fixed step of 2.5 ms: after the first communication step (which computes
     the whole Jacobian), every 10 ms step takes 4 steps of 4 evaluations (3 stages, the end) plus
-    ceil(size h / 0.5 s) Jacobian columns each -- the same count every step, also across the end of the torque pulse
+    ceil(size h / 0.1 s) Jacobian columns each -- the same count every step, also across the end of the torque pulse
     at 0.1 s."""
     model, x0, opts = build_model({"n_rfe": 16, "link_modes": 4, "link_damping_ratio": 0.02, "fixed_step": 0.0025})
     assert opts["stepper"] == "rosenbrock_fixed"
@@ -55,8 +55,8 @@ def test_fixed_step_costs_the_same_every_communication_step():
         before = sim.stepper.stats["evaluations"]
         sim.step(0.01)
         counts.append(sim.stepper.stats["evaluations"] - before)
-    per_step = 4 * (4 + math.ceil(size * 0.0025 / 0.5))
-    assert counts[0] == per_step + size - math.ceil(size * 0.0025 / 0.5)
+    per_step = 4 * (4 + math.ceil(size * 0.0025 / 0.1))
+    assert counts[0] == per_step + size - math.ceil(size * 0.0025 / 0.1)
     assert counts[1:] == [per_step] * 19
 
 
