@@ -32,7 +32,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import dop853_coefficients as _d8
-from .rosenbrock import RosenbrockW, forward_difference_jacobian  # noqa: F401 (re-exported)
+from .rosenbrock import FixedStepRosenbrockW, RosenbrockW, forward_difference_jacobian  # noqa: F401 (re-exported)
 from .state_checks import number_problem
 from .step_control import (StepBudgetExceeded, StepCancelled, StepFailure, _error_part, _new_stats, _rms,  # noqa: F401
                            _reaches, _rounding, _spend_step)
@@ -233,7 +233,8 @@ class DormandPrince853(_ExplicitPair):
         return y_s, K[12], aux, combined_error(e5, e3)  # the 13th stage is at y_new
 
 
-STEPPERS = {"rk23": EmbeddedRK23, "dopri5": DormandPrince54, "dop853": DormandPrince853, "rosenbrock": RosenbrockW}
+STEPPERS = {"rk23": EmbeddedRK23, "dopri5": DormandPrince54, "dop853": DormandPrince853, "rosenbrock": RosenbrockW,
+            "rosenbrock_fixed": FixedStepRosenbrockW}
 
 
 # Values of the FMUs' Integer parameter ``integrator`` (its description lists them). 3 is the automatic choice of

@@ -28,7 +28,7 @@ __all__ = ["SOURCES", "PROTOTYPES", "EXPORTS", "EXPORT_MACRO", "export_macro_val
 # fmi/platforms.py for every FMU platform. A new .c file is added here, in its floor: the list runs bottom-up
 # (linear algebra, the steppers, the models, a model under a stepper), and each file calls only files listed
 # before it (tests/test_c_layout.py; the floors are described in multibody.h).
-SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "point_load.c", "dynamics.c", "task.c",
+SOURCES = ("cholesky.c", "lu.c", "steppers.c", "rosenbrock.c", "kinematics.c", "point_load.c", "dynamics.c", "reduced.c", "task.c",
            "reactions.c", "crane_outputs.c", "tree_rhs.c", "jacobian.c", "payload.c", "stepping.c",
            "cosim_step.c", "cosim_payload.c", "moving_base.c", "held_base.c", "cosim_held.c", "cosim_moving.c",
            "task_outputs.c", "harmonic.c")

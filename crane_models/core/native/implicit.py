@@ -5,6 +5,7 @@ control and Jacobian policy) and carries what the kernel keeps between calls: J,
 from __future__ import annotations
 
 import ctypes
+import math
 
 import numpy as np
 
@@ -22,7 +23,8 @@ class _WTableau(ctypes.Structure):
 class _Implicit(ctypes.Structure):
     _fields_ = ([(name, ctypes.c_void_p) for name in ("J", "lu", "piv")]
                 + [(name, ctypes.c_int) for name in ("have_J", "J_age", "max_age", "lu_valid")]
-                + [("lu_h", ctypes.c_double)] + [(name, ctypes.c_long) for name in ("jacobians", "jacobian_evaluations")])
+                + [("lu_h", ctypes.c_double)] + [(name, ctypes.c_long) for name in ("jacobians", "jacobian_evaluations")]
+                + [("fixed_h", ctypes.c_double), ("fixed_columns", ctypes.c_int), ("next_column", ctypes.c_int)])
 
 
 def rosenbrock_tableau() -> tuple:
@@ -46,7 +48,8 @@ class NativeRosenbrock:
         self._arrays = [np.ascontiguousarray(a, dtype=float) for a in arrays]
         self._tableau = _WTableau(stages, order, gamma, *(a.ctypes.data for a in self._arrays))
         self.size = integration.size
-        self.reduced = self.size - integration._native.n  # unknowns of the LU: [u; z]
+        n = integration._task.n_state if integration._task is not None else integration._native.n
+        self.reduced = self.size - n  # unknowns of the LU: [u; z]
         self._work = np.empty((stages + 9) * self.size)  # see mbs_rosenbrock_rhs
         self._imp = _Implicit()
         lib = library()
@@ -68,6 +71,11 @@ class NativeRosenbrock:
         imp.J, imp.lu, imp.piv = _address(stepper.J), _address(stepper._lu), stepper._lu_piv.ctypes.data
         imp.J_age, imp.max_age, imp.lu_h = stepper.J_age, int(stepper.jacobian_max_age), stepper._lu_h
         imp.jacobians = imp.jacobian_evaluations = 0
+        fixed = hasattr(stepper, "jacobian_period")  # rosenbrock.FixedStepRosenbrockW
+        imp.fixed_h = stepper.max_step if fixed else 0.0
+        if fixed:
+            steps = max(1, math.ceil((t_end - t) / stepper.max_step - 1e-9))
+            imp.fixed_columns, imp.next_column = stepper.columns(size, (t_end - t) / steps), stepper.next_column
         it = self._it
         code = self._integrate(it._native._model_ptr, it._law.pointer, it._native._inputs_address(inputs),
                                it._task.pointer if it._task is not None else None, ctypes.addressof(self._tableau),
@@ -80,6 +88,8 @@ class NativeRosenbrock:
         if not imp.lu_valid:
             stepper._lu = stepper._lu_piv = None
         stepper.J_age, stepper._lu_h = imp.J_age, imp.lu_h
+        if fixed:
+            stepper.next_column = imp.next_column
         stepper.stats["jacobians"] += imp.jacobians
         stepper.stats["jacobian_evaluations"] += imp.jacobian_evaluations
         return code

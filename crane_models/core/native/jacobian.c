@@ -24,9 +24,36 @@
  * ~1e-8 (tests/test_stiff_kernel.py); a W-method needs neither. */
 static const double SQRT_EPS = 1.4901161193847656e-08, CBRT_EPS = 6.0554544523933395e-06, COORDINATE_SCALE = 1e-2;
 
+static void bristle_rows(const tree_rhs *c, int n, int size, const double *y, double *J) {
+    const int nx = c->task ? c->task->n_joints : 0;
+    for (int jn = 0; jn < nx; jn++) {
+        const int v = n + mbs_state_joint(c->task, jn);
+        double *row = J + (long)(2 * n + jn) * size;
+        mbs_bristle_jacobian(c->task, jn, y[v], y[2 * n + jn], row + v, row + 2 * n + jn);
+    }
+}
+
+int mbs_tree_jacobian_columns(const tree_rhs *c, double t, const double *y, const double *f0, double *J, int first,
+                              int count, double *rec, double *model_work, double *work) {
+    const int n = mbs_state_n(c->m, c->task), nx = c->task ? c->task->n_joints : 0, size = 2 * n + nx;
+    double *yh = work, *fh = work + size;
+    memcpy(yh, y, sizeof(double) * size);
+    for (int s = 0; s < count; s++) {
+        const int j = (first + s) % size;
+        yh[j] = y[j] + SQRT_EPS * fmax(fabs(y[j]), 1.0);
+        const double d = yh[j] - y[j];
+        const int code = mbs_tree_eval(c, t, yh, fh, rec, model_work);
+        yh[j] = y[j];
+        if (code) return code;
+        for (int i = n; i < 2 * n; i++) J[(long)i * size + j] = (fh[i] - f0[i]) / d;
+    }
+    bristle_rows(c, n, size, y, J);
+    return 0;
+}
+
 int mbs_tree_jacobian(const tree_rhs *c, double t, const double *y, const double *f0, double *J, int central,
                       double *rec, double *model_work, double *work) {
-    const int n = c->m->n, nx = c->task ? c->task->n_joints : 0, size = 2 * n + nx;
+    const int n = mbs_state_n(c->m, c->task), nx = c->task ? c->task->n_joints : 0, size = 2 * n + nx;
     double *yh = work, *fh = work + size, *fl = work + 2 * size;
     memset(J, 0, sizeof(double) * (size_t)size * size);
     for (int i = 0; i < n; i++) J[(long)i * size + n + i] = 1.0;
@@ -48,11 +75,7 @@ int mbs_tree_jacobian(const tree_rhs *c, double t, const double *y, const double
         if (code) return code;
         for (int i = n; i < 2 * n; i++) J[(long)i * size + j] = (fh[i] - low[i]) / d;
     }
-    for (int jn = 0; jn < nx; jn++) {
-        const int v = n + c->task->joint_coord[jn];
-        double *row = J + (long)(2 * n + jn) * size;
-        mbs_bristle_jacobian(c->task, jn, y[v], y[2 * n + jn], row + v, row + 2 * n + jn);
-    }
+    bristle_rows(c, n, size, y, J);
     return 0;
 }
 

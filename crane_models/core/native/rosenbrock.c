@@ -53,7 +53,8 @@ static void jacobian_times(const mbs_implicit *imp, int n, int size, const doubl
 
 static int refresh_jacobian(mbs_jac jac, const void *ctx, int size, mbs_stepper *st, mbs_implicit *imp, double t,
                             const double *y, const double *f0, double *rec, double *model_work, double *work) {
-    const int code = jac(ctx, t, y, f0, imp->J, rec, model_work, work);
+    const int code = jac(ctx, t, y, f0, imp->J, 0, size, rec, model_work, work);
+    imp->next_column = 0;
     if (!code) {
         st->evaluations += size;
         imp->jacobian_evaluations += size;
@@ -71,7 +72,7 @@ static int refresh_jacobian(mbs_jac jac, const void *ctx, int size, mbs_stepper 
 static double trial_step(mbs_rhs f, const void *ctx, int n, int size, const mbs_wtableau *tab, mbs_stepper *st,
                          mbs_implicit *imp, double t, double h, double t_new, const double *y, const double *k1,
                          double *y_new, double *knew, double *rec_stage, double *rec_end, double *model_work,
-                         double *work) {
+                         double *work, int control) {
     const int S = tab->stages;
     double *K = work, *ys = K + (long)S * size, *g = ys + size, *r = g + size, *scratch = r + size;
     const double s = h * tab->gamma;
@@ -113,12 +114,60 @@ static double trial_step(mbs_rhs f, const void *ctx, int n, int size, const mbs_
         sum += e * e;
     }
     const double err = sqrt(sum / size);
-    if (!(err <= 1.0)) return err;
+    if (control ? !(err <= 1.0) : !isfinite(err)) return control ? err : INFINITY;
     if (f(ctx, t_new, y_new, knew, rec_end, model_work)) return INFINITY;
     st->evaluations++;
     for (int i = 0; i < size; i++)
         if (!isfinite(knew[i])) return INFINITY;
     return err;
+}
+
+/* The fixed-step mode (imp->fixed_h > 0) of mbs_rosenbrock_rhs, as FixedStepRosenbrockW.advance: the interval in
+ * equal steps no longer than fixed_h, each accepted (its error estimate not used), before each a slice of
+ * fixed_columns columns of J at the step's start (the whole J on the first call). MBS_STEP_TOO_SMALL when a step
+ * is not finite (the method's stability exceeded). */
+static int fixed_steps(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size, const mbs_wtableau *tab,
+                       mbs_stepper *st, mbs_implicit *imp, double t, double t_end, double *y, double *k1,
+                       double *recs, int rec_stride, int *final, double *model_work, double *work) {
+    double *y_new = work, *knew = y_new + size, *trial = knew + size;
+    double *jac_work = trial + (long)(tab->stages + 4) * size;
+    int cur = -1, spare = 1;
+    const double tol_end = mbs_time_rounding(t_end);
+    if (t_end - t <= tol_end) { *final = -1; st->t = t; return MBS_DONE; }
+    const double steps = fmax(1.0, ceil((t_end - t) / imp->fixed_h - 1e-9)), h = (t_end - t) / steps;
+    for (int s = 0; s < (int)steps; s++) {
+        if (mbs_cancelled(st, t)) { st->t = t; *final = cur; return MBS_CANCELLED; }
+        if (!imp->have_J) {
+            if (refresh_jacobian(jac, ctx, size, st, imp, t, y, k1, recs, model_work, jac_work)) {
+                st->t = t; *final = cur; return MBS_NO_JACOBIAN;
+            }
+        } else if (imp->fixed_columns > 0) {
+            const int count = imp->fixed_columns < size ? imp->fixed_columns : size;
+            if (jac(ctx, t, y, k1, imp->J, imp->next_column, count, recs, model_work, jac_work)) {
+                st->t = t; *final = cur; return MBS_NO_JACOBIAN;
+            }
+            imp->next_column = (imp->next_column + count) % size;
+            st->evaluations += count;
+            imp->jacobian_evaluations += count;
+            imp->lu_valid = 0;
+        }
+        const double t_new = s == (int)steps - 1 ? t_end : t + h;
+        double *rec_end = recs + (long)spare * rec_stride;
+        const double err = trial_step(f, ctx, n, size, tab, st, imp, t, h, t_new, y, k1, y_new, knew, recs, rec_end,
+                                      model_work, trial, 0);
+        if (!isfinite(err)) { st->rejected++; st->t = t; *final = cur; return MBS_STEP_TOO_SMALL; }
+        st->accepted++;
+        t = t_new;
+        memcpy(y, y_new, sizeof(double) * size);
+        memcpy(k1, knew, sizeof(double) * size);
+        cur = spare;
+        spare = 3 - spare;
+        imp->J_age++;
+    }
+    st->h = h;
+    st->t = t;
+    *final = cur;
+    return MBS_DONE;
 }
 
 /* Integrate y' = f(t, y) from t to exactly t_end as RosenbrockW.advance does: the remaining interval in equal
@@ -131,6 +180,9 @@ static double trial_step(mbs_rhs f, const void *ctx, int n, int size, const mbs_
 int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size, const mbs_wtableau *tab,
                        mbs_stepper *st, mbs_implicit *imp, double t, double t_end, double *y, double *k1,
                        double *recs, int rec_stride, int *final, double *model_work, double *work) {
+    if (imp->fixed_h > 0.0)
+        return fixed_steps(f, jac, ctx, n, size, tab, st, imp, t, t_end, y, k1, recs, rec_stride, final, model_work,
+                           work);
     double *y_new = work, *knew = y_new + size, *trial = knew + size;
     double *jac_work = trial + (long)(tab->stages + 4) * size;
     int cur = -1, spare = 1, rejections = 0, code = MBS_DONE;
@@ -158,7 +210,7 @@ int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size,
         const double t_new = last ? t_end : t + h_try;
         double *rec_end = recs + (long)spare * rec_stride;
         const double err = trial_step(f, ctx, n, size, tab, st, imp, t, h_try, t_new, y, k1, y_new, knew, recs,
-                                      rec_end, model_work, trial);
+                                      rec_end, model_work, trial, 1);
         if (err <= 1.0) {
             st->accepted++;
             t = t_new;

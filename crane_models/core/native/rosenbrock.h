@@ -26,11 +26,17 @@ typedef struct {
     int have_J, J_age, max_age, lu_valid;
     double lu_h;
     long jacobians, jacobian_evaluations;
+    /* fixed-step mode (fixed_h > 0, rosenbrock.FixedStepRosenbrockW): steps of fixed_h (the interval cut into equal
+     * steps no longer), all accepted, and before each the fixed_columns columns of J from next_column on (cyclic)
+     * recomputed at the step's start, so that every step costs the same */
+    double fixed_h;
+    int fixed_columns, next_column;
 } mbs_implicit;
 
-/* d ydot / d y of a right-hand side (f0 = ydot at (t, y)) into J; nonzero when it cannot be evaluated. */
-typedef int (*mbs_jac)(const void *ctx, double t, const double *y, const double *f0, double *J, double *rec,
-                       double *model_work, double *work);
+/* d ydot / d y of a right-hand side (f0 = ydot at (t, y)) into J: its columns first .. first + count - 1 (count =
+ * size: all of J); nonzero when it cannot be evaluated. */
+typedef int (*mbs_jac)(const void *ctx, double t, const double *y, const double *f0, double *J, int first, int count,
+                       double *rec, double *model_work, double *work);
 int mbs_rosenbrock_rhs(mbs_rhs f, mbs_jac jac, const void *ctx, int n, int size, const mbs_wtableau *tab,
                        mbs_stepper *st, mbs_implicit *imp, double t, double t_end, double *y, double *k1,
                        double *recs, int rec_stride, int *final, double *model_work, double *work);

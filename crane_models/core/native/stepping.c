@@ -3,10 +3,10 @@
  * payload.c. See stepping.h. */
 #include "multibody.h"
 
-/* z (n_joints), then mbs_task_derivative's result: 3 n_joints + 10 doubles (core/native/stepping.py
+/* z (n_joints), then mbs_task_derivative's result: 3 n_joints + 10 doubles (and u_r' of a reduced tree) (core/native/stepping.py
  * NativeTask.result_size): the doubles after rec_size in a record of a task's evaluation (0 without a task). */
 static int task_tail(const mbs_task *task) {
-    return task ? 4 * task->n_joints + 10 : 0;
+    return task ? 4 * task->n_joints + 10 + task->n_reduced : 0;
 }
 
 /* Integrate from t to exactly t_end as _ExplicitPair.advance does (same controller, same tableau); y and k1
@@ -20,7 +20,7 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
                   double *recs, int rec_size, int rec_stride, int *final, double *model_work, double *work,
                   const mbs_lengths *len) {
     const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    const int size = 2 * m->n + (task ? task->n_joints : 0);
+    const int size = 2 * mbs_state_n(m, task) + (task ? task->n_joints : 0);
     *final = -1;
     if (mbs_check_lengths(len, size, rec_size, task_tail(task), rec_stride, (long)(tab->stages + 1) * size))
         return MBS_BAD_BUFFERS;
@@ -28,9 +28,12 @@ int mbs_integrate(const mbs_model *m, const mbs_effort_law *law, const double *i
                              model_work, work);
 }
 
-static int tree_jac(const void *ctx, double t, const double *y, const double *f0, double *J, double *rec,
-                    double *model_work, double *work) {
-    return mbs_tree_jacobian(ctx, t, y, f0, J, 0, rec, model_work, work); /* forward: a W-method needs no more */
+static int tree_jac(const void *ctx, double t, const double *y, const double *f0, double *J, int first, int count,
+                    double *rec, double *model_work, double *work) {
+    const tree_rhs *c = ctx; /* forward differences: a W-method needs no more */
+    const int size = 2 * mbs_state_n(c->m, c->task) + (c->task ? c->task->n_joints : 0);
+    if (count >= size) return mbs_tree_jacobian(c, t, y, f0, J, 0, rec, model_work, work);
+    return mbs_tree_jacobian_columns(c, t, y, f0, J, first, count, rec, model_work, work);
 }
 
 /* mbs_rosenbrock_rhs over mbs_derivative (task NULL, y = [q; u]) or mbs_task_derivative (y = [q; u; z]), the
@@ -41,10 +44,10 @@ int mbs_rosenbrock_integrate(const mbs_model *m, const mbs_effort_law *law, cons
                              double t, double t_end, double *y, double *k1, double *recs, int rec_size,
                              int rec_stride, int *final, double *model_work, double *work, const mbs_lengths *len) {
     const tree_rhs ctx = {m, law, inputs, task, rec_size};
-    const int size = 2 * m->n + (task ? task->n_joints : 0);
+    const int size = 2 * mbs_state_n(m, task) + (task ? task->n_joints : 0);
     *final = -1;
     if (mbs_check_lengths(len, size, rec_size, task_tail(task), rec_stride, (long)(tab->stages + 9) * size))
         return MBS_BAD_BUFFERS;
-    return mbs_rosenbrock_rhs(mbs_tree_eval, tree_jac, &ctx, m->n, size, tab, st, imp, t, t_end, y, k1, recs,
+    return mbs_rosenbrock_rhs(mbs_tree_eval, tree_jac, &ctx, mbs_state_n(m, task), size, tab, st, imp, t, t_end, y, k1, recs,
                               rec_stride, final, model_work, work);
 }

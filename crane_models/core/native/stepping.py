@@ -22,7 +22,11 @@ class _Task(ctypes.Structure):
                 + [("constraint_kind", ctypes.c_int), ("point_body", ctypes.c_int), ("cpar", ctypes.c_double * 7)]
                 + [("friction_kind", ctypes.c_int), ("n_joints", ctypes.c_int), ("iterations", ctypes.c_int)]
                 + [(name, ctypes.c_void_p) for name in ("joint_body", "joint_coord", "subtree_mass", "pin_diameter",
-                                                       "mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")])
+                                                       "mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")]
+                + [("n_reduced", ctypes.c_int)]
+                + [(name, ctypes.c_void_p) for name in ("reduction_rows", "reduction_cols", "state_joint_coord",
+                                                       "reduction_values", "reduced_damping", "reduced_work",
+                                                       "column_starts", "column_rows", "column_values")])
 
 
 _LONG_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_long) - 1) - 1  # "no budget" for mbs_stepper.max_steps
@@ -37,11 +41,17 @@ class NativeTask:
     ``α``, ``β`` on one point-mass body, and Dahl/LuGre friction (13)-(15) in chosen joints."""
 
     def __init__(self, native: NativeSystem, springs, constraint, point_body: int, alpha: float, beta: float,
-                 friction: str, joint_bodies, joint_coords, subtree_mass, pin_diameter, bristle, iterations: int):
+                 friction: str, joint_bodies, joint_coords, subtree_mass, pin_diameter, bristle, iterations: int,
+                 reduction=None):
         nj = len(joint_bodies)
         if not 1 <= nj <= MAX_FRICTION_JOINTS:
             raise ValueError(f"the kernel takes 1 to {MAX_FRICTION_JOINTS} friction joints, got {nj}")
-        self.n_joints, self.result_size = nj, 3 * nj + 10
+        # reduction: None, or an object with P (n, n_r), damping D (n_r, n) or None and state_joint_coords: the tree's
+        # coordinates q = P q_r, the state [q_r; u_r; z] (reduced.c); the result then ends with u_r'
+        self.reduction = reduction
+        self.n_state = native.n if reduction is None else reduction.P.shape[1]
+        nr = 0 if reduction is None else self.n_state
+        self.n_joints, self.result_size = nj, 3 * nj + 10 + nr
         arrays = [springs.points, springs.stiffness, springs.damping, joint_bodies, joint_coords, subtree_mass,
                   pin_diameter, bristle.mu_s, bristle.mu_k, bristle.sigma0, bristle.sigma1, bristle.sigma2,
                   bristle.gamma, bristle.v_s]
@@ -53,8 +63,23 @@ class NativeTask:
         if constraint is not None:
             kind = 1
             cpar[:] = [constraint.a, constraint.b, constraint.z_start, constraint.z_inc, constraint.t_c, alpha, beta]
+        reduced = [None] * 9
+        if reduction is not None:
+            P = np.asarray(reduction.P, dtype=float)
+            rows, cols = np.nonzero(P)  # row-major order: the rows' nonzeros in turn
+            self._reduced = [np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=P.shape[0])))).astype(np.intc),
+                             cols.astype(np.intc), np.ascontiguousarray(reduction.state_joint_coords, dtype=np.intc),
+                             np.ascontiguousarray(P[rows, cols]),
+                             None if reduction.D is None else np.ascontiguousarray(reduction.D, dtype=float)]
+            nc = 3 + nj
+            self._reduced.append(np.zeros(native.n ** 2 + native.n * nr + nr * nr + (native.n + 2 * nr) * nc
+                                          + 48 * native.nb))  # mbs_reduced_work_size
+            crows, ccols = np.nonzero(P.T)  # by columns of P: (column, row) pairs, columns in turn
+            self._reduced += [np.concatenate(([0], np.cumsum(np.bincount(crows, minlength=P.shape[1])))).astype(np.intc),
+                              ccols.astype(np.intc), np.ascontiguousarray(P[ccols, crows])]
+            reduced = [None if a is None else a.ctypes.data for a in self._reduced]
         self._struct = _Task(int(springs.body), len(springs.points), p[0], p[1], p[2], kind, int(point_body), cpar,
-                             FRICTION_KINDS[friction], nj, int(iterations), *p[3:])
+                             FRICTION_KINDS[friction], nj, int(iterations), *p[3:], nr, *reduced)
         self.pointer = ctypes.addressof(self._struct)
         n, nb = native.n, native.nb
         # mbs_evaluate's scratch first, then (reused) the solve's and the joint-force maps'
@@ -105,7 +130,7 @@ class NativeIntegration:
             raise ValueError("mbs_task_derivative does not take a law's load")
         self._native, self._law, self._task = native, law, task
         self._make_aux = make_aux if make_aux is not None else (lambda record, tail: self.kinematics(record))
-        n = native.n
+        n = task.n_state if task is not None else native.n
         nj = task.n_joints if task is not None else 0
         self.size = 2 * n + nj
         self._tail = nj + task.result_size if task is not None else 0
@@ -254,6 +279,11 @@ class NativeIntegration:
         if self._task is None:
             kin = native.derivative(y, self._law, inputs)
             return kin.xdot.copy()
+        task = self._task
+        if task.reduction is not None:  # y = [q_r; u_r; z]
+            nr, P = task.n_state, task.reduction.P
+            kin, tail = native.task_derivative(P @ y[:nr], P @ y[nr:2 * nr], y[2 * nr:], self._law, inputs, task, t)
+            return np.concatenate((y[nr:2 * nr], tail[task.result_size - nr:], tail[:task.n_joints]))
         kin, tail = native.task_derivative(y[:n], y[n:2 * n], y[2 * n:], self._law, inputs, self._task, t)
         return np.concatenate((kin.xdot, tail[:self._task.n_joints]))
 

@@ -254,7 +254,8 @@ static void friction_fixed_point(const mbs_task *task, const double *f0, const d
  * (programmed_motion.constrained_accelerations) and the friction fixed point.
  * z: bristle deflections (n_joints). rec as for mbs_derivative (P, G, M, C u, Pdot u are not computed);
  * result (3 n_joints + 10 doubles): [z' | lambda (2) | t_f | f_n | Phi (2) | constraint force on the point
- * (3), Frame 0]. At most 8 friction joints.
+ * (3), Frame 0], then for a reduced tree (task->n_reduced) its accelerations u_r' (reduced.c). At most 8 friction
+ * joints.
  * work: 2 nb 6 n + 6 nb + 2 n n (mbs_evaluate's) + nb (50 + 9 (3 + n_joints)) + n (4 + n_joints) doubles.
  * Returns as mbs_derivative. */
 int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
@@ -285,13 +286,22 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     }
     if (task->n_springs)
         for (int i = 0; i < 6; i++) pA[6 * task->spring_body + i] -= fs[i];
-    if (articulated_inertias(m, S, IA, U, Dinv)) return -1;
     mbs_law_efforts(law, n, q, u, inputs, NULL, eff); /* (no weight term here: NativeTask refuses compensation) */
     const double up[6] = {0, 0, 0, 0, 0, law->g}, still[6] = {0, 0, 0, 0, 0, 0};
-    articulated_solve(m, S, IA, U, Dinv, c, eff, up, pA, uu, QDD, A);
-    /* the unit loads */
     double G[6] = {0, 0, 0, 0, 0, 0}, phi[2] = {0, 0}, target[2] = {0, 0};
     if (mc) ellipse_height_constraint(&v, task, t, V + 6 * task->point_body, G, phi, target);
+    if (task->n_reduced) { /* the reduced tree's load cases (reduced.c) */
+        double wrench[12];
+        for (int r = 0; r < mc; r++) { /* a unit force G_r^T at the point, about the origin */
+            const double *F = G + 3 * r, *p = v.cog + 3 * task->point_body;
+            cross3(p, F, wrench + 6 * r);
+            for (int i = 0; i < 3; i++) wrench[6 * r + 3 + i] = F[i];
+        }
+        if (mbs_reduced_cases(m, task, S, c, IA, pA, eff, u, up, wrench, mc, ncase, QDD, A)) return -1;
+    } else {
+    if (articulated_inertias(m, S, IA, U, Dinv)) return -1;
+    articulated_solve(m, S, IA, U, Dinv, c, eff, up, pA, uu, QDD, A);
+    /* the unit loads */
     for (int cs = 1; cs < ncase; cs++) {
         double *qc = QDD + n * cs, *Ac = A + 6 * nb * cs, *tau = NULL, *unit = QDD + n * ncase;
         memset(pA, 0, sizeof(double) * 6 * nb);
@@ -306,6 +316,7 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
             tau = unit;
         }
         articulated_solve(m, S, IA, U, Dinv, NULL, tau, still, pA, uu, qc, Ac);
+    }
     }
     /* multipliers: G a_p(case 0 + l0 + Lm t_f) = target, a_p without the fictitious g e_z of case 0 */
     double l0[2] = {0, 0}, Lm[2 * 8] = {0}, lam[2] = {0, 0};
@@ -377,6 +388,7 @@ int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const dou
     res += 2 * nj;
     res[0] = phi[0]; res[1] = phi[1];
     for (int i = 0; i < 3; i++) res[2 + i] = G[i] * lam[0] + G[3 + i] * lam[1];
+    if (task->n_reduced) mbs_reduced_accelerations(task, ncase, mc, lam, tf, m, result + 3 * nj + 10);
     return 0;
 }
 

@@ -20,7 +20,39 @@ typedef struct {
     const int *joint_body, *joint_coord;
     const double *subtree_mass;  /* (n_joints, nb): m_b when body b is outboard of the joint */
     const double *pin_diameter, *mu_s, *mu_k, *sigma0, *sigma1, *sigma2, *gamma, *v_s;  /* (n_joints) */
+    /* a reduced tree (reduced.c): n_reduced > 0 coordinates q_r with q = P q_r, the state [q_r; u_r; z]; 0: q itself.
+     * P sparse by rows (reduction_rows (n + 1), reduction_cols and reduction_values) and by columns (below); reduced_damping (n_reduced, n)
+     * or NULL: the reduced damping force -D u; state_joint_coord: the friction joints' coordinates in q_r;
+     * reduced_work: mbs_reduced_work_size doubles */
+    int n_reduced;
+    const int *reduction_rows, *reduction_cols, *state_joint_coord;
+    const double *reduction_values, *reduced_damping;
+    double *reduced_work;
+    /* P again, sparse by columns: column_starts (n_reduced + 1), column_rows and column_values */
+    const int *column_starts, *column_rows;
+    const double *column_values;
 } mbs_task;
+
+/* The state's coordinates: n_reduced of a reduced tree, else the tree's n. */
+static inline int mbs_state_n(const mbs_model *m, const mbs_task *task) {
+    return task && task->n_reduced ? task->n_reduced : m->n;
+}
+
+/* The friction joint jn's coordinate in the state. */
+static inline int mbs_state_joint(const mbs_task *task, int jn) {
+    return task->n_reduced ? task->state_joint_coord[jn] : task->joint_coord[jn];
+}
+
+/* reduced.c: the scratch doubles of a reduced tree's solve; the load cases' u' (n, ncase) and spatial accelerations
+ * (ncase, nb, 6) as task.c's articulated solve gives them, from the bodies' spatial inertias I6, bias forces pA
+ * (V x* I V - f_ext), the law's efforts, u, the root acceleration A0 of case 0, and the point's unit wrenches (mc, 6);
+ * then the reduced accelerations out (n_reduced) at the multipliers lam and friction torques tf. */
+int mbs_reduced_work_size(const mbs_model *m, const mbs_task *task);
+int mbs_reduced_cases(const mbs_model *m, const mbs_task *task, const double *S, const double *c, const double *I6,
+                      const double *pA, const double *eff, const double *u, const double *A0, const double *wrench,
+                      int mc, int ncase, double *QDD, double *A);
+void mbs_reduced_accelerations(const mbs_task *task, int ncase, int mc, const double *lam, const double *tf,
+                               const mbs_model *m, double *out);
 
 int mbs_task_derivative(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                         double t, const double *z, double *rec, double *result, double *work);

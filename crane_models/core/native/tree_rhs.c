@@ -8,8 +8,27 @@
 static int rhs_eval(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                     int rec_size, double t, const double *y, double *ydot, double *rec, double *work) {
     const int n = m->n;
-    memcpy(rec, y, sizeof(double) * 2 * n);
     int code;
+    if (task && task->n_reduced) { /* y = [q_r; u_r; z]: the record holds q = P q_r, u = P u_r (reduced.c) */
+        const int nr = task->n_reduced, nj = task->n_joints;
+        const int *rp = task->reduction_rows, *col = task->reduction_cols;
+        const double *val = task->reduction_values;
+        for (int k = 0; k < n; k++) {
+            double a = 0.0, b = 0.0;
+            for (int p = rp[k]; p < rp[k + 1]; p++) { a += val[p] * y[col[p]]; b += val[p] * y[nr + col[p]]; }
+            rec[k] = a;
+            rec[n + k] = b;
+        }
+        memcpy(rec + rec_size, y + 2 * nr, sizeof(double) * nj);
+        code = mbs_task_derivative(m, law, inputs, task, t, rec + rec_size, rec, rec + rec_size + nj, work);
+        if (!code) {
+            memcpy(ydot, y + nr, sizeof(double) * nr);
+            memcpy(ydot + nr, rec + rec_size + 4 * nj + 10, sizeof(double) * nr); /* u_r' after the result */
+            memcpy(ydot + 2 * nr, rec + rec_size + nj, sizeof(double) * nj);
+        }
+        return code;
+    }
+    memcpy(rec, y, sizeof(double) * 2 * n);
     if (task) {
         const int nj = task->n_joints;
         memcpy(rec + rec_size, y + 2 * n, sizeof(double) * nj);

@@ -22,6 +22,10 @@ int mbs_tree_eval(const void *ctx, double t, const double *y, double *ydot, doub
  * (central = 1) central differences where it has no closed form (jacobian.c). */
 int mbs_tree_jacobian(const tree_rhs *c, double t, const double *y, const double *f0, double *J, int central,
                       double *rec, double *model_work, double *work);
+/* Columns first .. first + count - 1 (cyclic) of mbs_tree_jacobian's u' rows by forward differences, and its bristle
+ * rows, in place in J (the rest of J kept): the fixed-step stiff stepper's slices of J. */
+int mbs_tree_jacobian_columns(const tree_rhs *c, double t, const double *y, const double *f0, double *J, int first,
+                              int count, double *rec, double *model_work, double *work);
 /* Entry point: mbs_tree_jacobian of a tree's right-hand side (task NULL: mbs_derivative's). */
 int mbs_task_jacobian(const mbs_model *m, const mbs_effort_law *law, const double *inputs, const mbs_task *task,
                       int rec_size, double t, const double *y, const double *f0, double *J, int central, double *rec,

@@ -43,6 +43,7 @@ from ...core.native import NativeIntegration, NativeKinematics, NativeTask
 from ...core.parameters import ParameterError, validate
 from ...core.programmed_motion import EllipseHeightConstraint, constrained_accelerations
 from ...core.springs import PointSprings, cross, rfe_inertia, rfe_lengths, sde_stiffness
+from .reduction import LinkReduction, check_link_options
 from .statics import static_equilibrium
 
 __all__ = ["FlexibleCrane", "crane_bodies", "INPUTS", "OUTPUTS"]
@@ -98,7 +99,7 @@ class FlexibleCrane:
     def __init__(self, params: FlexibleCraneParameters | None = None, supports=None, friction=None,
                  motion: ProgrammedMotionParameters | None = None, n_rfe: int = 4, friction_model: str = "lugre",
                  constraints_enabled: bool = True, paper_torque_enabled: bool = True,
-                 init: FlexibleCraneInitialState | None = None):
+                 init: FlexibleCraneInitialState | None = None, link_modes: int = 0, link_damping_ratio: float = 0.0):
         self.params = p = params if params is not None else FlexibleCraneParameters()
         self.supports_params = supports if supports is not None else SupportParameters()
         self.friction_table = friction if friction is not None else FrictionTable()
@@ -110,6 +111,8 @@ class FlexibleCrane:
         if friction_model not in FRICTION_MODELS.values():
             raise ParameterError(f"friction model {friction_model!r} must be one of {sorted(FRICTION_MODELS.values())}")
         self.n_rfe = int(n_rfe)
+        check_link_options(self.n_rfe, link_modes, link_damping_ratio)
+        self.link_modes, self.link_damping_ratio = int(link_modes), float(link_damping_ratio)
         self.friction_model = friction_model
         self.constraints_enabled = bool(constraints_enabled)
         self.paper_torque_enabled = bool(paper_torque_enabled)
@@ -131,6 +134,17 @@ class FlexibleCrane:
             stiff = np.zeros(3)
         self.k_rfe = np.tile(stiff, self.n_rfe - 1)
         self.c_rfe = p.sde_damping * self.k_rfe
+        # The link's options (reduction.py): reduced, or full with modal damping (the kernel's reduced solve with
+        # P = I), the modal damping ζ on every mode of the link as a cantilever; sde_damping stays beside it
+        self.reduction = None
+        if self.link_modes or self.link_damping_ratio > 0.0:
+            self.reduction = LinkReduction(bodies, self.n, self.n_rfe, self.k_rfe, self.link_modes or None,
+                                           self.link_damping_ratio, self.joint_coords)
+        self.n_state = self.n if self.reduction is None else self.reduction.n  # coordinates of the state
+        self.state_joint_coords = (self.joint_coords if self.reduction is None
+                                   else self.reduction.state_joint_coords)
+        if self.reduction is not None:
+            self.free_static = np.concatenate((np.arange(6), self.reduction.eta))
         ft = self.friction_table
         self.bristle = BristleParameters(*(friction_arrays(ft, name) for name in
                                            ("mu_s", "mu_k", "sigma0", "sigma1", "sigma2", "gamma", "v_s")))
@@ -138,8 +152,8 @@ class FlexibleCrane:
         self.pin_diameter = friction_arrays(ft, "d")
         # Subtree masses for the joint forces: W[k, j] = m_j if body j is outboard of joint k.
         self._subtree_mass = sys.path[:, self.joint_bodies].T * sys.mass[None, :]
-        self._extra = np.zeros((self.n, 3))
-        self._extra[self.joint_coords, [0, 1, 2]] = 1.0
+        self._extra = np.zeros((self.n_state, 3))
+        self._extra[self.state_joint_coords, [0, 1, 2]] = 1.0
         self.law = self._effort_law()
         self._drive = np.zeros(1)  # the law's one input, filled before each kernel call
         self.z_static = None
@@ -154,17 +168,27 @@ class FlexibleCrane:
         return float(self.system.mass.sum())
 
     def initial_coordinates(self, init: FlexibleCraneInitialState | None = None) -> np.ndarray:
-        """``q`` of (23): base and joints from ``init``, link (c,2) undeformed."""
+        """``q`` of (23) (the state's: ``q_r`` with a reduced link): base and joints from ``init``, link (c,2)
+        undeformed."""
         i = init if init is not None else FlexibleCraneInitialState()
-        q = np.zeros(self.n)
+        q = np.zeros(self.n_state)
         q[:6] = [i.x_b0, i.y_b0, i.z_b0, i.psi_b0, i.theta_b0, i.phi_b0]
-        q[self.joint_coords] = [i.q_c1_0, i.q_c2_0, i.q_c3_0]
+        q[self.state_joint_coords] = [i.q_c1_0, i.q_c2_0, i.q_c3_0]
         return q
+
+    def full(self, q: np.ndarray) -> np.ndarray:
+        """The tree's coordinates (or speeds) of the state's: ``P q_r`` with a reduced link, else ``q``."""
+        return q if self.reduction is None else self.reduction.P @ q
+
+    def mass_matrix(self, q: np.ndarray) -> np.ndarray:
+        """The mass matrix of the state's coordinates at rest: ``M`` or ``Pᵀ M P``."""
+        M = self.system.mass_matrix(self.system.kinematics(self.full(q), np.zeros(self.n)))
+        return M if self.reduction is None else self.reduction.P.T @ M @ self.reduction.P
 
     def set_programmed_start(self, init: FlexibleCraneInitialState | None) -> None:
         """Static analysis at the initial joint angles (23) gives ``z_E,static`` = ``z_E,s`` of (22)."""
         q_static = static_equilibrium(self, self.initial_coordinates(init))
-        self.z_static = float(self.tip_position(self.system.kinematics(q_static, np.zeros(self.n)))[2])
+        self.z_static = float(self.tip_position(self.system.kinematics(self.full(q_static), np.zeros(self.n)))[2])
         m = self.motion
         self.constraint = EllipseHeightConstraint(m.a, m.b, self.z_static, m.z_rise, m.t_c)
         self._native = None  # the kernel's record holds the constraint's parameters
@@ -207,7 +231,7 @@ class FlexibleCrane:
             m = self.motion
             task = NativeTask(native, self.supports, self.constraint, self.i_tip, m.alpha, m.beta, self.friction_model,
                               self.joint_bodies, self.joint_coords, self._subtree_mass, self.pin_diameter,
-                              self.bristle, FRICTION_ITERATIONS)
+                              self.bristle, FRICTION_ITERATIONS, self.reduction)
             law = native.effort_law(self.law, self.params.g)
             integration = NativeIntegration(native, law, task, self._native_result)
             self._native = (native, law, task, integration)
@@ -219,14 +243,16 @@ class FlexibleCrane:
         kin = NativeKinematics(record, system._task_layout, system.invert)
         res = tail[3:]
         lam = res[3:5] if self.constraint is not None else res[3:3]
-        return {"kin": kin, "drive": float(self._drive[0]), "udot": kin.udot, "zdot": res[:3], "lam": lam,
+        udot = kin.udot if self.reduction is None else res[res.size - self.n_state:]  # u_r' ends a reduced result
+        return {"kin": kin, "drive": float(self._drive[0]), "udot": udot, "zdot": res[:3], "lam": lam,
                 "friction_torque": res[5:8], "normal_force": res[8:11], "phi": res[11:13],
                 "constraint_force": res[13:16]}
 
     def static_forces(self, q: np.ndarray) -> np.ndarray:
-        """Gravity and spring forces at rest (the residual of the static analysis)."""
-        kin = self.system.kinematics(q, np.zeros(self.n))
-        return self.system.gravity_forces(kin, self.params.g) + self.spring_forces(kin)
+        """Gravity and spring forces at rest (the residual of the static analysis), on the state's coordinates."""
+        kin = self.system.kinematics(self.full(q), np.zeros(self.n))
+        f = self.system.gravity_forces(kin, self.params.g) + self.spring_forces(kin)
+        return f if self.reduction is None else self.reduction.P.T @ f
 
     def joint_force_maps(self, kin: Kinematics) -> tuple:
         """World-frame joint forces as ``f_k = S_k u̇ + c_k − F_E``: returns ``(S, c)``, (3, 3, n), (3, 3)."""
@@ -252,43 +278,50 @@ class FlexibleCrane:
     def evaluate(self, t: float, q: np.ndarray, u: np.ndarray, z: np.ndarray, column_torque: float) -> dict:
         """Accelerations, multipliers, friction torques, normal forces and bristle rates at ``(t, q, u, z)``:
         one kernel call (``mbs_task_derivative``) when the kernel is loaded, else the numpy version below,
-        which is the specification (tests/test_native.py compares them)."""
+        which is the specification (tests/test_native.py compares them). ``q``, ``u`` are the state's: with a reduced
+        link (or the full one with modal damping, ``reduction.py``) ``q_r``, ``u_r``, and ``udot`` is ``u_r'`` of
+        Kane's equations (6) projected on the reduced speeds, ``Pᵀ M P u_r' = Pᵀ (τ − C u + ...) − D u``."""
         drive = self.drive_torque(t) + column_torque
         native = self.native_task()
         if native is not None:
             system, law, task, _ = native
             self._drive[0] = drive
-            kin, _ = system.task_derivative(q, u, z, law, self._drive, task, t)
+            kin, _ = system.task_derivative(self.full(q), self.full(u), z, law, self._drive, task, t)
             return self._native_result(kin.record[:system.size], kin.record[system.size:])
-        sys = self.system
+        sys, red, u_state = self.system, self.reduction, u
+        q, u = self.full(q), self.full(u)
         kin = sys.kinematics(q, u)
         maps = self.joint_force_maps(kin)
         M, C = sys.mass_and_coriolis(kin)
         tau = sys.gravity_forces(kin, self.params.g) + self.spring_forces(kin)
         tau[self.joint_coords[0]] += drive
         rhs = tau - C @ u
+        lift = (lambda a: a) if red is None else (lambda a: red.P @ a)  # u' = P u_r'
+        if red is not None:  # Kane's equations on the reduced speeds: Pᵀ (...) (reduced.c)
+            M, rhs = red.P.T @ M @ red.P, red.P.T @ rhs - (0.0 if red.D is None else red.D @ u)
         out = {"kin": kin, "drive": drive}
         if self.constraint is not None:
             p, v, J, bias = self.tip_kinematics(kin)
             grad = self.constraint.gradient(p)
             target = self.constraint.acceleration_target(t, p, v, self.motion.alpha, self.motion.beta) - grad @ bias
-            a0, A, l0, L = constrained_accelerations(M, rhs, grad @ J, target, self._extra)
+            a0, A, l0, L = constrained_accelerations(M, rhs, grad @ J if red is None else grad @ J @ red.P, target,
+                                                     self._extra)
             out["phi"] = self.constraint.residual(t, p)
         else:
             grad = np.zeros((0, 3))
             X = np.linalg.solve(M, np.concatenate((rhs[:, None], self._extra), axis=1))
             a0, A, l0, L = X[:, 0], X[:, 1:], np.zeros(0), np.zeros((0, 3))
             out["phi"] = np.zeros(2)
-        v_joint = u[self.joint_coords]
+        v_joint = u_state[self.state_joint_coords]
         if self.friction_model == "none":
             zdot, torque = np.zeros(3), np.zeros(3)
-            f0 = self.joint_forces(kin, maps, a0, l0, grad)
+            f0 = self.joint_forces(kin, maps, lift(a0), l0, grad)
             fn = np.hypot(f0[:, 0], f0[:, 1])
         else:
             zdot = bristle_rate(self.friction_model, v_joint, z, self.bristle)
             mu = friction_coefficient(self.friction_model, v_joint, z, zdot, self.bristle)
-            f0 = self.joint_forces(kin, maps, a0, l0, grad)
-            F1 = self.joint_forces(kin, maps, A, L, grad, homogeneous=True)  # one column per friction torque
+            f0 = self.joint_forces(kin, maps, lift(a0), l0, grad)
+            F1 = self.joint_forces(kin, maps, lift(A), L, grad, homogeneous=True)  # one column per friction torque
             torque = np.zeros(3)
             for _ in range(FRICTION_ITERATIONS):
                 f = f0 + F1 @ torque
@@ -316,8 +349,9 @@ class FlexibleCrane:
 
     # -- energy -------------------------------------------------------------------------------------
     def energy(self, q: np.ndarray, u: np.ndarray) -> dict:
-        """Kinetic, gravity and spring energies (the ``E_k``, ``E_p`` of (16))."""
-        kin = self.system.kinematics(q, u)
+        """Kinetic, gravity and spring energies (the ``E_k``, ``E_p`` of (16)) at the state's ``q``, ``u``."""
+        q = self.full(q)
+        kin = self.system.kinematics(q, self.full(u))
         r = self.rfe_coords
         return {"kinetic": self.system.kinetic_energy(kin),
                 "gravity": self.system.potential_energy(kin, self.params.g),

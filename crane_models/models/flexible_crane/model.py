@@ -32,7 +32,7 @@ class FlexibleCraneModel:
 
     def __init__(self, crane: FlexibleCrane | None = None):
         self.crane = crane if crane is not None else FlexibleCrane()
-        self.n = self.crane.n
+        self.n = self.crane.n_state  # the state's coordinates: q, or q_r with a reduced link
         self.state_size = 2 * self.n + 3
         self._kernel = None  # (the kernel's task, NativeTaskOutputs) once built
         # The outputs named by the caller into its table (CoSimulation.write_outputs), one kernel call; timed: the
@@ -74,10 +74,10 @@ class FlexibleCraneModel:
         system, _, task, _ = native
         if self._kernel is None or self._kernel[0] is not task:
             crane, n = self.crane, self.n
-            jc = [int(i) for i in crane.joint_coords]
+            jc = [int(i) for i in crane.state_joint_coords]
             x_at = jc + [n + i for i in jc] + list(range(6)) + [2 * n + i for i in range(3)]
             outputs = NativeTaskOutputs(system, task, _KERNEL_VALUE_ORDER, x_at, crane.i_tip, crane.i_root,
-                                        crane.i_last, crane.i_link3, jc[0])
+                                        crane.i_last, crane.i_link3, int(crane.joint_coords[0]))
             self._kernel = (task, outputs)
         return self._kernel[1]
 
@@ -88,7 +88,7 @@ class FlexibleCraneModel:
             q = static_equilibrium(self.crane, q)
         i = init if init is not None else FlexibleCraneInitialState()
         u = np.zeros(self.n)
-        u[self.crane.joint_coords] = [i.u_c1_0, i.u_c2_0, i.u_c3_0]
+        u[self.crane.state_joint_coords] = [i.u_c1_0, i.u_c2_0, i.u_c3_0]
         return np.concatenate((q, u, np.zeros(3)))
 
     @property
@@ -128,7 +128,7 @@ class FlexibleCraneModel:
         crane, n = self.crane, self.n
         kin = aux["kin"]
         q, u = x[:n], x[n:2 * n]
-        jc = crane.joint_coords
+        jc = crane.state_joint_coords
         out = {"q_c1": q[jc[0]], "q_c2": q[jc[1]], "q_c3": q[jc[2]], "u_c1": u[jc[0]], "u_c2": u[jc[1]],
                "u_c3": u[jc[2]]}
         out.update(zip(("x_b", "y_b", "z_b", "psi_b", "theta_b", "phi_b"), q[:6]))

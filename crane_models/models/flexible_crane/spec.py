@@ -33,6 +33,15 @@ SETTINGS = [
     # (docs/performance.md, "FlexibleCrane"); the paper uses 4.
     FmuVariable("n_rfe", "", "number of rigid finite elements of link (c,2), eq. (7) (1 = rigid link; paper: 4)",
                 4, "integer", low=1, high=64),
+    # The link's options (models/flexible_crane/reduction.py, docs/models.md "FlexibleCrane"): 0 = the paper's RFE link.
+    FmuVariable("link_modes", "", "modes kept per bending plane of a modally reduced link (c,2) (Craig-Bampton: "
+                "2 constraint modes and this many fixed-interface modes per plane, the torsion by 2); 0: the full RFE "
+                "link of the paper; at most n_rfe - 3", 0, "integer", low=0, high=61),
+    # 0: the paper's undamped link. 0.02 is the value of the real-time runs (welded steel booms: 1-2 %).
+    FmuVariable("link_damping_ratio", "", "modal damping ratio of link (c,2): this ratio on every mode of the link "
+                "as a cantilever (clamped root, free end), of the reduced link (link_modes > 0) or of the full one "
+                "(link_modes 0: the same damping, to compare them); beside sde_damping; 0: undamped (paper)",
+                0.0, low=0.0, high=0.99),
     FmuVariable("friction_model", "", "joint friction: 0 none, 1 Dahl, 2 LuGre (eqs. (13)-(15))", 2, "integer",
                 low=0, high=2),
     FmuVariable("constraints_enabled", "", "programmed constraints (17), (22) on E on (true) or off", True, "boolean"),
@@ -51,6 +60,11 @@ SETTINGS = [
                 "Jacobian at the start has modes that decay far faster than the fastest one that must be followed "
                 "(damped elements), else 4", AUTOMATIC, "integer", low=min(INTEGRATOR_CODES),
                 high=max(*INTEGRATOR_CODES, AUTOMATIC)),
+    # Fixed-step stepping (integration/rosenbrock.py FixedStepRosenbrockW): the same work every communication step.
+    FmuVariable("fixed_step", "s", "0: the integrator above with error control; > 0: ROS34PW2 at this fixed internal "
+                "step instead (no error control, rtol/atol unused, the same cost every communication step; L-stable: "
+                "a mode of frequency w keeps |R(i w h)| of its amplitude per step, 0.9985 at w h = 0.5, 0.28 at 10)",
+                0.0, low=0.0, high=1.0),
     FmuVariable("max_step", "s", "largest internal step inside doStep; with an explicit stepper the model lowers "
                 "it to 1.5/omega_max of its stiffest mode (RK23, DP5) or 5.2/omega_max (DOP853) for stability, and "
                 "DOP853's to 2 ms (the friction's kinks)", 0.01,
@@ -80,13 +94,18 @@ def build_model(values: dict) -> tuple:
                           split_values(values, FrictionTable), split_values(values, ProgrammedMotionParameters),
                           n_rfe=int(values["n_rfe"]), friction_model=FRICTION_MODELS[code],
                           constraints_enabled=bool(values["constraints_enabled"]),
-                          paper_torque_enabled=bool(values["paper_torque_enabled"]), init=init)
+                          paper_torque_enabled=bool(values["paper_torque_enabled"]), init=init,
+                          link_modes=int(values["link_modes"]), link_damping_ratio=float(values["link_damping_ratio"]))
     model = FlexibleCraneModel(crane)
     x0 = model.initial_state(init, static=bool(values["start_static"]))
+    fixed = float(values["fixed_step"])
+    if fixed > 0.0:
+        return model, x0, {"max_step": fixed, "rtol": float(values["rtol"]), "atol": float(values["atol"]),
+                           "stepper": "rosenbrock_fixed"}
     stepper = choose_stepper(model, x0, values["integrator"], float(values["rtol"]))
     max_step = float(values["max_step"])
     if stepper != "rosenbrock":  # an explicit stepper's stability limit (statics.stable_step); L-stable: none
-        max_step = min(max_step, stable_step(crane, x0[:crane.n], stepper))
+        max_step = min(max_step, stable_step(crane, x0[:crane.n_state], stepper))
     if stepper == "dop853":
         max_step = min(max_step, DOP853_FRICTION_STEP)
     return model, x0, {"max_step": max_step, "rtol": float(values["rtol"]), "atol": float(values["atol"]),

@@ -19,6 +19,7 @@ class FlexibleStructure(Protocol):
     offers and the two modules import in one direction)."""
 
     n: int
+    n_state: int  # the state's coordinates (n, or fewer with a reduced link)
     system: MultibodySystem
     params: object  # FlexibleCraneParameters: g
     free_static: np.ndarray
@@ -28,6 +29,8 @@ class FlexibleStructure(Protocol):
     i_link3: int
 
     def static_forces(self, q: np.ndarray) -> np.ndarray: ...
+
+    def mass_matrix(self, q: np.ndarray) -> np.ndarray: ...
 
 
 def static_equilibrium(crane: FlexibleStructure, q0: np.ndarray, free: np.ndarray | None = None,
@@ -68,16 +71,16 @@ def static_equilibrium(crane: FlexibleStructure, q0: np.ndarray, free: np.ndarra
 
 
 def highest_frequency(crane: FlexibleStructure, q: np.ndarray) -> float:
-    """Largest natural frequency [rad/s] of the undamped structure linearized at ``q``: ``√λ_max`` of
-    ``M⁻¹ K`` with ``K = −∂(gravity + springs)/∂q`` (forward differences)."""
-    n = crane.n
+    """Largest natural frequency [rad/s] of the undamped structure linearized at ``q`` (the state's coordinates):
+    ``√λ_max`` of ``M⁻¹ K`` with ``K = −∂(gravity + springs)/∂q`` (forward differences)."""
+    n = crane.n_state
     f0 = crane.static_forces(q)
     K = np.empty((n, n))
     for i in range(n):
         qh = q.copy()
         qh[i] += 1e-7
         K[:, i] = -(crane.static_forces(qh) - f0) / 1e-7
-    M = crane.system.mass_matrix(crane.system.kinematics(q, np.zeros(n)))
+    M = crane.mass_matrix(q)
     lam = np.linalg.eigvals(np.linalg.solve(M, K))
     return float(math.sqrt(max(float(np.max(lam.real)), 0.0)))
 
