@@ -30,19 +30,13 @@ kernel_expected = pytest.mark.skipif(find_c_compiler() is None and compiled_kern
 needs_kernel = pytest.mark.skipif(compiled_kernel() is None, reason=NO_KERNEL)
 
 
-def every_fmu_table(tmp_path_factory) -> dict:
-    """The build options of the every-FMU builds beyond ``crane-cosim build``'s defaults: none (the WaveVessel carries
-    the package's default RAO table)."""
-    return {}
-
-
 def build_fmus(tmp_path_factory) -> Path:
     """Every FMU built once per test process, exactly as ``crane-cosim build`` does."""
     if "dir" not in _BUILT:
         from crane_models.models.build import build_all
 
         out = tmp_path_factory.mktemp("fmus")
-        build_all(out, **every_fmu_table(tmp_path_factory))
+        build_all(out)
         _BUILT["dir"] = out
     return _BUILT["dir"]
 
@@ -64,7 +58,7 @@ def build_fmi3_fmus(tmp_path_factory) -> Path:
         from crane_models.models.build import build_all
 
         out = tmp_path_factory.mktemp("fmus3")
-        build_all(out, fmi_version=3, **every_fmu_table(tmp_path_factory))
+        build_all(out, fmi_version=3)
         _BUILT["fmi3"] = out
     return _BUILT["fmi3"]
 

@@ -62,3 +62,17 @@ def test_a_run_without_the_vessels_columns_is_refused_in_one_line():
     with pytest.raises(ValueError, match="vessel.base_position_z"):
         sea_view(meta, columns)
     assert sea_view({"components": {"crane": {"model": CRANE}}}, columns) is None  # no WaveVessel: no sea
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("sea_components", 10 ** 9, r"sea_components = 1000000000  is outside the allowed range \[1, 5000\]"),
+    ("sea_hs", "high", "sea_hs = 'high' m is outside the allowed range"),
+    ("z_down", "yes", "z_down = 'yes' must be a boolean"),
+])
+def test_a_sidecars_sea_is_checked_before_the_sea_is_made(name, value, message):
+    """The sidecar is data: a sea of a billion components (memory for hours) or a word for a height is refused in one
+    line, naming the parameter and its range, before any wave component is made."""
+    columns, meta = _run(2)
+    meta["components"]["vessel"]["parameters"][name] = value
+    with pytest.raises(ValueError, match=message):
+        sea_view(meta, columns)

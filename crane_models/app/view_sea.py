@@ -51,6 +51,7 @@ class SeaView:
 
 def sea_view(meta: dict, columns: dict) -> SeaView | None:
     """The sea of a run whose sidecar names a ``WaveVessel`` component with its columns recorded; None otherwise."""
+    from ..fmi.spec import check_range
     from ..models.at_sea import components_from, sea_parameters
 
     comps = meta.get("components") if isinstance(meta, dict) else None
@@ -64,6 +65,13 @@ def sea_view(meta: dict, columns: dict) -> SeaView | None:
     if missing:
         raise ValueError(f"the run's WaveVessel component {vessels[0]} lacks the columns {', '.join(missing)}, which "
                          "crane-cosim view needs to draw it in its sea")
-    parameters = dict(comps[vessels[0]].get("parameters") or {})
+    parameters = comps[vessels[0]].get("parameters") or {}
+    if not isinstance(parameters, dict):
+        raise ValueError(f"the parameters of the run's WaveVessel component {vessels[0]} are not a mapping")
     values = {p.name: parameters.get(p.name, p.start) for p in sea_parameters()}
-    return SeaView(prefix, components_from(values), bool(parameters.get("z_down", False)))
+    for p in sea_parameters():  # a sidecar is data: its sea within the FMU's ranges before any component is made
+        check_range(p, values[p.name])
+    z_down = parameters.get("z_down", False)
+    if z_down not in (True, False, 0, 1):
+        raise ValueError(f"z_down = {z_down!r} must be a boolean")
+    return SeaView(prefix, components_from(values), bool(z_down))

@@ -68,7 +68,14 @@ def run_sea_system(fmu_dir: Path, system: str, stop: float, step: float, record:
 
 
 def _pass_on(fmus: dict, links: list) -> None:
-    """Every connection's output value to its input (all read before any is set: the Jacobi exchange)."""
-    values = [(b, vb, float(fmus[a].get([va])[0])) for a, va, b, vb in links]
-    for b, vb, value in values:
-        fmus[b].set({vb: value})
+    """Every connection's output value to its input, all read before any is set (the Jacobi exchange): one get per
+    source and one set per target component, not one FMI call per connection."""
+    sources = {}
+    for a, va, _, _ in links:
+        sources.setdefault(a, []).append(va)
+    read = {a: dict(zip(names, fmus[a].get(names))) for a, names in sources.items()}
+    targets = {}
+    for a, va, b, vb in links:
+        targets.setdefault(b, {})[vb] = float(read[a][va])
+    for b, values in targets.items():
+        fmus[b].set(values)
