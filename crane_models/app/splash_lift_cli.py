@@ -34,28 +34,43 @@ def add_commands(sub) -> None:
     p.set_defaults(func=splash_lift_command)
 
 
-def _numbers(text: str, name: str) -> list:
+def _sea_range(option: str, parameter: str, values: list) -> None:
+    """Each value of ``option`` within the range of the sea parameter it sets (models/at_sea.py: one source)."""
+    from ..fmi.spec import check_range
+    from ..models.at_sea import sea_parameters
+
+    variable = next(v for v in sea_parameters() if v.name == parameter)
+    for value in values:
+        try:
+            check_range(variable, value)
+        except ValueError as exc:
+            raise CliError(f"{option}: {exc}") from None
+
+
+def _numbers(text: str, name: str, parameter: str) -> list:
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
         raise CliError(f"{name} = {text!r}: give comma-separated numbers") from None
     if not values or any(not (math.isfinite(v) and v > 0.0) for v in values):
         raise CliError(f"{name} = {text!r}: every value must be a positive number")
+    _sea_range(name, parameter, values)
     return values
 
 
 def _check(args) -> None:
-    if not 0.0 < args.hs <= 30.0:
-        raise CliError(f"--hs = {args.hs!r} m is outside (0, 30]")
-    if not 1.0 <= args.tp <= 40.0:
-        raise CliError(f"--tp = {args.tp!r} s is outside [1, 40]")
+    if not args.hs > 0.0:
+        raise CliError(f"--hs = {args.hs!r} m must be > 0 (a lift in still water has no splash zone to check)")
+    _sea_range("--hs", "sea_hs", [args.hs])
+    _sea_range("--tp", "sea_tp", [args.tp])
     if (args.sweep_hs is None) != (args.sweep_tp is None):
         raise CliError("give both --sweep-hs and --sweep-tp, or neither")
 
 
 def splash_lift_command(args: argparse.Namespace) -> int:
     _check(args)
-    sweep = (_numbers(args.sweep_hs, "--sweep-hs"), _numbers(args.sweep_tp, "--sweep-tp")) if args.sweep_hs else None
+    sweep = ((_numbers(args.sweep_hs, "--sweep-hs", "sea_hs"), _numbers(args.sweep_tp, "--sweep-tp", "sea_tp"))
+             if args.sweep_hs else None)
     out = writable_dir(args.out, "--out")
     runs = {}
     for ahc in (False, True):
