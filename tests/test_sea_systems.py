@@ -1,6 +1,6 @@
 """The crane on the WaveVessel as a ship engineer gets it (issue 36, item 3): the shipped OSP system structure in
-libcosim and the SSP package (one sea in every component's set) in Ecos run the system exactly as the project's own
-fmpy master does -- one way, Jacobi, the vessel's motion held over each step -- and the sea reaches the crane: the
+libcosim and the SSP package (the sea once, in one set bound to every component) in libcosim and Ecos run the
+system exactly as the project's own fmpy master does -- one way, Jacobi, the vessel's motion held over each step -- and the sea reaches the crane: the
 crane's base moves as the WaveVessel's outputs say."""
 from __future__ import annotations
 
@@ -63,24 +63,49 @@ def _assert_same(got: np.ndarray, ref: dict) -> None:
     assert deviation.max() <= 1e-9, dict(zip(_columns(), deviation))
 
 
-def test_the_system_files_carry_one_sea_and_connect_by_name(fmu_dir):
+def _ssv_values(text: str) -> dict:
+    return {p.get("name"): p[0].get("value") for p in ET.fromstring(text).iter() if p.tag.endswith("}Parameter")}
+
+
+def test_the_ssp_package_carries_the_sea_once_in_one_set_bound_to_every_component(fmu_dir):
+    """Issue 36: "an SSP parameter set carrying them once for a whole system" -- one SSV file, bound to the vessel
+    and to the crane, the sea's nine parameters in it once, with the crane's mount; the only names a component
+    lacks are the mount's, on the vessel (the warnings libcosim and Ecos log, docs/sea.md)."""
+    with zipfile.ZipFile(fmu_dir / f"{SYSTEM}.ssp") as z:
+        sets = {n: z.read(n).decode() for n in z.namelist() if n.endswith(".ssv")}
+        ssd = ET.fromstring(z.read("SystemStructure.ssd"))
+    assert list(sets) == [f"resources/{SYSTEM}.ssv"]
+    bindings = {c.get("name"): [b.get("source") for b in c.iter() if b.tag.endswith("}ParameterBinding")]
+                for c in ssd.iter() if c.tag.endswith("}Component")}
+    assert bindings == {"vessel": list(sets), "crane": list(sets)}
+    text = sets[f"resources/{SYSTEM}.ssv"]
+    values = _ssv_values(text)
+    sea = [n for n in values if n.startswith("sea_") or n == "water_depth"]
+    assert len(sea) == 9 and all(text.count(f'name="{n}"') == 1 for n in values)  # once
+    assert float(values["sea_heading"]) == DEMO_SEA["sea_heading"] and float(values["sea_hs"]) == DEMO_SEA["sea_hs"]
+    assert float(values["mount_x"]) == SEA_SYSTEMS[SYSTEM]["crane"][1]["mount_x"]
+    names = {c: {v.name for v in (*SPECS[fmu]().parameters, *SPECS[fmu]().inputs)}
+             for c, (fmu, _) in SEA_SYSTEMS[SYSTEM].items()}
+    assert set(values) - names["crane"] == set()
+    assert set(values) - names["vessel"] == {"mount_x", "mount_y", "mount_z", "mount_heading"}
+
+
+def test_the_osp_structure_connects_by_name_and_gives_each_simulator_the_same_sea(fmu_dir):
     members = with_sea(SEA_SYSTEMS[SYSTEM], SPECS)
     links = sea_connections(members, SPECS)
     assert {(a, va) for a, va, _, _ in links} >= {("vessel", n) for n in RECORD["vessel"][:4]}
     assert all(a == "vessel" and va == vb for a, va, _, vb in links)  # one way, by name
-    with zipfile.ZipFile(fmu_dir / f"{SYSTEM}.ssp") as z:
-        sets = {c: {p.get("name"): p[0].get("value") for p in ET.fromstring(z.read(f"resources/{c}.ssv")).iter()
-                    if p.tag.endswith("}Parameter")} for c in ("vessel", "crane")}
-    # one sea for the system, written from one definition into each component's set (every engine applies one set
-    # per component: Ecos keeps one per component and set name, libcosim's SSP loader a component's first binding)
-    sea = {n: v for n, v in sets["vessel"].items() if n.startswith("sea_") or n == "water_depth"}
-    assert float(sea["sea_heading"]) == DEMO_SEA["sea_heading"] and len(sea) == 9
-    assert {n: sets["crane"][n] for n in sea} == sea
     osp = ET.parse(fmu_dir / sea_osp_file(SYSTEM)).getroot()
     ns = {"o": osp.tag[1:].split("}")[0]}
     pairs = {(c[0].get("simulator"), c[0].get("name"), c[1].get("simulator"), c[1].get("name"))
              for c in osp.iterfind("o:Connections/o:VariableConnection", ns)}
     assert pairs == set(links)
+    # OSP has no set shared by simulators: each simulator's initial values carry the sea, from the one definition
+    initial = {sim.get("name"): {iv.get("variable"): iv[0].get("value") for iv in sim.iter()
+                                 if iv.tag.endswith("InitialValue")} for sim in osp.iter() if sim.tag.endswith("Simulator")}
+    sea = {n: v for n, v in initial["vessel"].items() if n.startswith("sea_")}
+    assert float(sea["sea_heading"]) == DEMO_SEA["sea_heading"]
+    assert {n: initial["crane"][n] for n in sea} == sea
 
 
 def test_the_sea_and_only_the_sea_moves_the_crane(fmu_dir, reference):
@@ -94,7 +119,10 @@ def test_the_sea_and_only_the_sea_moves_the_crane(fmu_dir, reference):
     assert np.ptp(reference["crane.interface_force_z"]) > 1e-3 * abs(weight[0])
 
 
-def test_libcosim_runs_the_osp_structure_as_the_projects_master(fmu_dir, reference):
+@pytest.mark.parametrize("loader", ["osp", "ssp"])
+def test_libcosim_runs_the_osp_structure_and_the_ssp_package_as_the_projects_master(fmu_dir, reference, loader):
+    """The OSP structure, and the SSP package with its one system-wide set (libcosim applies a component's first
+    binding: the system set, with the sea and the crane's mount)."""
     libcosim = pytest.importorskip("libcosimpy.CosimExecution", reason="needs libcosimpy (the libcosim extra)")
     from fmpy import read_model_description
     from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
@@ -102,7 +130,9 @@ def test_libcosim_runs_the_osp_structure_as_the_projects_master(fmu_dir, referen
     from libcosimpy.CosimObserver import CosimObserver
 
     log_output_level(CosimLogLevel.ERROR)
-    execution = libcosim.CosimExecution.from_osp_config_file(str(fmu_dir / sea_osp_file(SYSTEM)))
+    execution = (libcosim.CosimExecution.from_osp_config_file(str(fmu_dir / sea_osp_file(SYSTEM))) if loader == "osp"
+                 else libcosim.CosimExecution.from_ssp_file(str(fmu_dir / f"{SYSTEM}.ssp"),
+                                                            step_size=int(round(STEP * 1e9))))
     observer, manipulator = CosimObserver.create_last_value(), CosimManipulator.create_override()
     assert execution.add_observer(observer) and execution.add_manipulator(manipulator)
     index = {s: execution.slave_index_from_instance_name(s) for s in RECORD}
@@ -135,7 +165,7 @@ def test_ecos_runs_the_ssp_package_with_its_sea_as_the_projects_master(fmu_dir, 
             assert sim.init(parameter_set="crane-cosim"), EcosLib.get_last_error()
             assert sim.get_real("vessel::sea_heading") == DEMO_SEA["sea_heading"]
             assert sim.get_real("crane::sea_heading") == DEMO_SEA["sea_heading"]  # the same sea
-            assert sim.get_real("crane::mount_x") == SEA_SYSTEMS[SYSTEM]["crane"][1]["mount_x"]  # from its own
+            assert sim.get_real("crane::mount_x") == SEA_SYSTEMS[SYSTEM]["crane"][1]["mount_x"]  # the same set
             rows = []
             for k in range(int(round(STOP / STEP))):
                 for n, value in setpoints(k * STEP).items():

@@ -57,6 +57,20 @@ def _parameter_values(archive: zipfile.ZipFile, component: ET.Element) -> dict:
     return values
 
 
+def _drop_names_a_component_lacks(path: Path, components: dict) -> None:
+    """A set bound to several components (a system-wide set) holds names some of them lack: each component keeps
+    the names it has, as SSP lets a tool skip what it cannot apply (libcosim and Ecos do, with a warning). A name no
+    component has is a mistake in the package (a typo would otherwise change nothing): one line."""
+    for comp in components.values():
+        unknown = [n for n in comp["parameters"] if n not in comp["variables"]]
+        nowhere = [n for n in unknown if not any(n in other["variables"] for other in components.values())]
+        if nowhere:
+            raise CliError(f"{path}: parameter {nowhere[0]} of a parameter set is a variable of no component "
+                           f"({', '.join(components)})")
+        for n in unknown:
+            del comp["parameters"][n]
+
+
 def read_package(path: Path, unzip_dir: Path) -> dict:
     """What a run needs from an ``.ssp``: ``name``, ``experiment`` (start, stop, step or None), ``components``
     ``{name: {"fmu": extracted file, "variables": {name: fmpy variable}, "model": modelName, "parameters":
@@ -78,6 +92,7 @@ def read_package(path: Path, unzip_dir: Path) -> dict:
         raise CliError(f"{path}: not a readable SSP package ({exc})") from None
     if not components:
         raise CliError(f"{path}: the system has no FMU component")
+    _drop_names_a_component_lacks(path, components)
     experiment = root.find("ssd:DefaultExperiment", _NS)
     step = root.find(".//osp:FixedStepAlgorithm", _NS)
     return {"name": root.get("name"), "components": components,

@@ -1,6 +1,8 @@
 """System Structure and Parameterization (SSP 1.0) packages: a ``.ssp`` zip holding ``SystemStructure.ssd`` (the
 system: components with typed connectors and units, connections, default experiment), the FMUs under
-``resources/`` and one SSV parameter set per component (``resources/<component>.ssv``, bound to it).
+``resources/`` and the parameters as SSV sets: one per component (``resources/<component>.ssv``, bound to it), or one
+for the whole system (``resources/<system>.ssv``, bound to every component: a value several components share, a sea,
+is then written once).
 
 Generic: components, connections, parameter values and units are arguments; nothing here knows a crane. The
 crane-cosim packages (one per FMU, one per vessel-crane pair) are put together by :func:`write_ssp_files` from FMU
@@ -13,6 +15,12 @@ What the readers of these files need, beyond the SSP 1.0 schemas (checked agains
 * Every connector typed (``ssc:Real`` with its unit, ``ssc:Integer``, ``ssc:Boolean``): Ecos refuses a connection
   between connectors of different types and types a connector without type element as nothing.
 * Parameter names in a component's SSV are the FMU's variable names (a binding on a component has no prefix).
+* A system-wide set: every engine read here applies exactly one set to a component (libcosim's SSP loader a
+  component's first binding, Ecos one set per component and set name -- a second binding of the same name replaces
+  the first), so a system either binds one set per component or one set to all. Bound to all, a set holds names
+  some component lacks; SSP lets a tool skip a parameter it cannot apply, and libcosim and Ecos do, logging one
+  warning per name and component. Hence the system-wide set holds only what the system sets (its
+  shared values and what it changes from the FMUs' start values), not every parameter.
   Every SSV of a package carries the same set name, :data:`PARAMETER_SET`: Ecos gathers the sets of all
   components by that name (``EcosSimulation.init(parameter_set="crane-cosim")`` applies them).
 * SSP 1.0 has no place for the communication step: it goes into the OSP annotation of the default experiment
@@ -24,13 +32,14 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 __all__ = ["SSD_NAMESPACE", "SSC_NAMESPACE", "SSV_NAMESPACE", "OSP_ANNOTATION_NAMESPACE", "PARAMETER_SET",
            "SspConnector", "SspParameter", "SspComponent", "SspConnection", "system_structure_description",
-           "parameter_set", "write_ssp", "spec_component", "write_ssp_files", "SSP_TYPE"]
+           "parameter_set", "write_ssp", "spec_component", "system_parameters", "system_set_source",
+           "write_ssp_files", "SSP_TYPE"]
 
 SSD_NAMESPACE = "http://ssp-standard.org/SSP1/SystemStructureDescription"
 SSC_NAMESPACE = "http://ssp-standard.org/SSP1/SystemStructureCommon"
@@ -77,6 +86,7 @@ class SspComponent:
     fmu: Path
     connectors: list
     parameters: list = field(default_factory=list)
+    set_source: str = ""  # the system-wide set it is bound to instead of its own (:func:`system_set_source`)
 
     @property
     def source(self) -> str:
@@ -84,7 +94,16 @@ class SspComponent:
 
     @property
     def parameter_source(self) -> str:
-        return f"resources/{self.name}.ssv"
+        return self.set_source or f"resources/{self.name}.ssv"
+
+    @property
+    def bound(self) -> bool:
+        return bool(self.parameters or self.set_source)
+
+
+def system_set_source(system: str) -> str:
+    """The file of a system-wide parameter set inside the package."""
+    return f"resources/{system}.ssv"
 
 
 def _q(prefix: str, tag: str) -> str:
@@ -140,7 +159,7 @@ def system_structure_description(name: str, components: list, connections: list,
                                 type="application/x-fmu-sharedlibrary")
         _add_connectors(element, comp.connectors)
         used.update(c.unit for c in comp.connectors)
-        if comp.parameters:
+        if comp.bound:
             bindings = ET.SubElement(element, _q("ssd", "ParameterBindings"))
             ET.SubElement(bindings, _q("ssd", "ParameterBinding"), type="application/x-ssp-parameter-set",
                           source=comp.parameter_source)
@@ -180,11 +199,16 @@ def _write_member(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
 
 
 def write_ssp(path: Path, name: str, components: list, connections: list, units: dict, start: float, stop: float,
-              step: float) -> Path:
-    """The ``.ssp`` package at ``path``: the system description, each component's FMU and parameter set."""
+              step: float, system_set: list | None = None) -> Path:
+    """The ``.ssp`` package at ``path``: the system description, each component's FMU and parameter set, or
+    ``system_set`` (:func:`system_parameters`) bound to every component instead."""
     sources = [c.source for c in components]
     if len(set(sources)) != len({Path(c.fmu).resolve() for c in components}):
         raise ValueError(f"{path}: two different FMU files of the same name")
+    if system_set is not None:
+        if any(c.parameters for c in components):  # an engine applies one set per component: not both
+            raise ValueError(f"{path}: a system-wide parameter set and a component's own set")
+        components = [replace(c, set_source=system_set_source(name)) for c in components]
     path = Path(path)
     with zipfile.ZipFile(path, "w") as archive:
         ssd = system_structure_description(name, components, connections, units, start, stop, step)
@@ -194,6 +218,8 @@ def write_ssp(path: Path, name: str, components: list, connections: list, units:
         for comp in components:
             if comp.parameters:
                 _write_member(archive, comp.parameter_source, parameter_set(comp.parameters, units).encode())
+        if system_set is not None:
+            _write_member(archive, system_set_source(name), parameter_set(system_set, units).encode())
     return path
 
 
@@ -216,13 +242,32 @@ def spec_component(name: str, spec, fmu: Path, values: dict | None = None) -> Ss
     return SspComponent(name, Path(fmu), connectors, parameters)
 
 
-def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, units: dict) -> list:
+def system_parameters(system: str, specs: dict, values: dict) -> list:
+    """The system-wide set of ``system``: each of ``values`` (``{name: value}``) typed by the components that have
+    it (``specs``: ``{component: FMU spec}``) -- a parameter, or an input whose start value the system sets, of at
+    least one component, of one type and unit wherever it is (else ValueError: the set could not mean one thing)."""
+    out = []
+    for name, value in values.items():
+        kinds = {(v.kind, v.unit if v.kind == "real" else "") for spec in specs.values()
+                 for v in (*spec.parameters, *spec.inputs) if v.name == name}
+        if len(kinds) != 1:
+            where = "no component" if not kinds else "components of different types or units"
+            raise ValueError(f"{system}: system parameter {name} is a variable of {where} ({', '.join(specs)})")
+        ((kind, unit),) = kinds
+        out.append(SspParameter(name, SSP_TYPE[kind], value, unit))
+    return out
+
+
+def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, units: dict,
+                    system_sets: dict | None = None) -> list:
     """``<FMU>.ssp`` for every FMU of ``specs`` (``{name: spec factory}``) found in ``fmu_dir`` -- one component
     with all its parameters -- and ``<system>.ssp`` for every system of ``pairs`` (``{system: {component: (FMU,
     parameter values)}}``), joined by ``connect(system, members)`` (``(start component, connector, end component,
-    connector)`` tuples). Default experiment:
-    the specs' (the shortest stop time, the smallest step of the system's FMUs)."""
+    connector)`` tuples). A system of ``system_sets`` (``{system: {name: value}}``) binds that one set to every
+    component (:func:`system_parameters`); the others one set per component, every parameter in it. Default
+    experiment: the specs' (the shortest stop time, the smallest step of the system's FMUs)."""
     fmu_dir = Path(fmu_dir)
+    system_sets = system_sets or {}
     built = {name: factory() for name, factory in specs.items() if (fmu_dir / f"{name}.fmu").is_file()}
     paths = []
     for name, spec in built.items():
@@ -232,10 +277,18 @@ def write_ssp_files(fmu_dir: Path, specs: dict, pairs: dict, connect: Callable, 
     for system, members in pairs.items():
         if not all(fmu in built for fmu, _ in members.values()):
             continue
-        comps = [spec_component(inst, built[fmu], fmu_dir / f"{fmu}.fmu", values)
-                 for inst, (fmu, values) in members.items()]
+        shared = None
+        if system in system_sets:
+            shared = system_parameters(system, {inst: built[fmu] for inst, (fmu, _) in members.items()},
+                                       system_sets[system])
+            comps = [replace(spec_component(inst, built[fmu], fmu_dir / f"{fmu}.fmu"), parameters=[])
+                     for inst, (fmu, _) in members.items()]
+        else:
+            comps = [spec_component(inst, built[fmu], fmu_dir / f"{fmu}.fmu", values)
+                     for inst, (fmu, values) in members.items()]
         stop = min(built[fmu].stop_time for fmu, _ in members.values())
         step = min(built[fmu].step_size for fmu, _ in members.values())
         connections = [SspConnection(*c) for c in connect(system, members)]
-        paths.append(write_ssp(fmu_dir / f"{system}.ssp", system, comps, connections, units, 0.0, stop, step))
+        paths.append(write_ssp(fmu_dir / f"{system}.ssp", system, comps, connections, units, 0.0, stop, step,
+                               shared))
     return paths

@@ -14,7 +14,7 @@ from ..fmi.osp_ecco import write_ecco_files as write_ecco
 from ..fmi.spec import BASE_UNITS
 from ..fmi.ssp import write_ssp_files as write_ssp
 from .registry import OSP_ECCO, OSP_PAIRS, OSP_WIRINGS, SPECS
-from .sea_systems import SEA_SYSTEMS, sea_connections, sea_osp_file, with_sea
+from .sea_systems import SEA_SYSTEMS, sea_connections, sea_osp_file, system_set_values, with_sea
 from .vessel_crane.vessels import SHIP_PAIRS, WIRINGS
 from .wave_vessel.spec import build_files as wave_vessel_files
 
@@ -64,8 +64,9 @@ def write_ssp_files(out_dir: Path) -> list:
             return sea_connections(members, SPECS)
         return pair_connections(members, wrench=WIRINGS.get(system))
 
-    systems = {**SHIP_PAIRS, **{name: with_sea(members, SPECS) for name, members in SEA_SYSTEMS.items()}}
-    return write_ssp(out_dir, SPECS, systems, connect, BASE_UNITS)
+    # a sea system binds one set to every component, the sea in it once (docs/sea.md); a ship pair one per component
+    sets = {name: system_set_values(name, members, SPECS) for name, members in SEA_SYSTEMS.items()}
+    return write_ssp(out_dir, SPECS, {**SHIP_PAIRS, **SEA_SYSTEMS}, connect, BASE_UNITS, sets)
 
 
 def write_system_files(out_dir: Path) -> None:

@@ -21,7 +21,8 @@ import math
 
 from .at_sea import SEA_PARAMETER_NAMES
 
-__all__ = ["SEA_SYSTEMS", "KNUCKLE_BOOM_MOUNT", "DEMO_SEA", "sea_connections", "sea_osp_file", "with_sea"]
+__all__ = ["SEA_SYSTEMS", "KNUCKLE_BOOM_MOUNT", "DEMO_SEA", "sea_connections", "sea_osp_file", "with_sea",
+           "system_set_values"]
 
 KNUCKLE_BOOM_MOUNT = {"mount_x": -40.0, "mount_y": -9.0, "mount_z": 10.0, "mount_heading": -math.pi / 2}
 # The sea of the shipped systems (its parameters on every component that has them): Hs 2.5 m, Tp 8 s JONSWAP,
@@ -62,4 +63,24 @@ def with_sea(members: dict, specs: dict) -> dict:
     for name, (fmu, values) in members.items():
         own = {p.name for p in specs[fmu]().parameters}
         out[name] = (fmu, {**values, **{k: v for k, v in sea.items() if k in own}})
+    return out
+
+
+def system_set_values(system: str, members: dict, specs: dict) -> dict:
+    """The values of a system's one SSP parameter set, bound to every component: the sea once -- all its
+    parameters, so that a user finds Hs, Tp and heading in one place, at the system's values or the FMUs' start
+    values -- then each component's own values (the crane's mount). A name two components set to different values
+    cannot be in one set: ValueError."""
+    starts: dict = {}
+    for fmu, _ in members.values():
+        starts.update({p.name: p.start for p in specs[fmu]().parameters if p.name in SEA_PARAMETER_NAMES})
+    out = {n: starts[n] for n in SEA_PARAMETER_NAMES if n in starts}  # every FMU declares the sea alike (at_sea)
+    given: dict = {}
+    for component, (_, values) in members.items():
+        for name, value in values.items():
+            if name in given and given[name][1] != value:
+                raise ValueError(f"{system}: {name} is {given[name][1]!r} on {given[name][0]} and {value!r} on "
+                                 f"{component}; one system-wide set holds one value")
+            given[name] = (component, value)
+            out[name] = value
     return out
