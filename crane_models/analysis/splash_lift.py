@@ -57,7 +57,7 @@ __all__ = ["Lift", "run_lift", "build_up_envelope", "lift_summary", "simplified_
 SYSTEM = "KnuckleBoomOnWaveVessel"  # the shipped system whose wiring the lift runs (models/sea_systems.py)
 RECORDED = ("hook_load", "wire_length", "payload_z", "payload_vz", "payload_submergence", "payload_buoyancy",
             "payload_hydro_force_z", "wave_elevation_at_payload", "slack_sling_margin", "ahc_heave_reduction",
-            "wire_slack", "tip_z")
+            "wire_slack", "tip_z", "swing_radial", "swing_tangential")
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ def _payload_in_ship(out: dict) -> np.ndarray:
 
 def run_lift(lift: Lift) -> dict:
     """The lift: ``{"t": times, name: series for name in RECORDED, "tip_heave": the tip's height in the sea frame,
-    "payload_height": the module centre's, "vessel_heave", "roll", "pitch", "inputs": the crane's connected inputs
+    "tip_sea_x|y": its horizontal place, "payload_height": the module centre's, "vessel_heave", "roll", "pitch", "inputs": the crane's connected inputs
     at each communication point (rows; columns :func:`connected_inputs`)}``."""
     spec = SPECS[SEA_SYSTEMS[SYSTEM]["crane"][0]]()
     values = _values(lift, spec)
@@ -202,8 +202,8 @@ def run_lift(lift: Lift) -> dict:
     distance = lift.clearance + 0.5 * float(lift.parameters["payload_size_z"]) + lift.target_depth
     payout = distance / lift.lowering_speed + lift.ramp
     steps = int(round(lift.duration / lift.step))
-    series = {n: np.zeros(steps + 1) for n in RECORDED + ("t", "tip_heave", "payload_height", "vessel_heave", "roll",
-                                                           "pitch")}
+    series = {n: np.zeros(steps + 1) for n in RECORDED + ("t", "tip_heave", "tip_sea_x", "tip_sea_y", "payload_height",
+                                                           "vessel_heave", "roll", "pitch")}
     series["inputs"] = np.zeros((steps + 1, len(connected)))
     sim = None
     for k in range(steps + 1):
@@ -222,7 +222,8 @@ def run_lift(lift: Lift) -> dict:
         series["inputs"][k] = sim.inputs[at]
         for n in RECORDED:
             series[n][k] = float(out[n])
-        series["tip_heave"][k] = _in_sea(motion, np.array([out[f"tip_{a}"] for a in "xyz"]))[2]
+        tip = _in_sea(motion, np.array([out[f"tip_{a}"] for a in "xyz"]))
+        series["tip_sea_x"][k], series["tip_sea_y"][k], series["tip_heave"][k] = tip
         series["payload_height"][k] = _in_sea(motion, _payload_in_ship(out))[2]
         if k < steps:
             sim.step(lift.step)
@@ -240,19 +241,30 @@ def simplified_for(lift: Lift, tip_amplitude: float) -> dict:
 
 def lift_summary(series: dict, lift: Lift) -> dict:
     """The time domain's characteristic numbers over the whole run: hook load extremes, the least slack-sling
-    margin, slack time, the largest dynamic hydrodynamic force, the heave of tip and module over the last two peak
-    periods (at depth). No window left out: the vessel's motion builds up from rest (module docstring)."""
+    margin, slack time, the largest dynamic hydrodynamic force, the heave of tip and module and the tip's horizontal
+    motion (RMS) over the last two peak periods (at depth), the largest swing of the wire from the vertical, and the
+    least air gap under the module before the payout (its bottom over the wave beneath it: < 0, the crests reached
+    it while it hung at the start height). No window left out: the vessel's motion builds up from rest (module
+    docstring)."""
     t = series["t"]
     wet = series["payload_submergence"] > 0.0
     deep = t >= t[-1] - 2.0 * lift.tp
+    hanging = t < lift.hold
     dynamic = series["payload_hydro_force_z"] - series["payload_buoyancy"]
+    horizontal = np.hypot(series["tip_sea_x"][deep] - np.mean(series["tip_sea_x"][deep]),
+                          series["tip_sea_y"][deep] - np.mean(series["tip_sea_y"][deep]))
+    gap = (series["payload_height"][hanging] - 0.5 * float(lift.parameters["payload_size_z"])
+           - series["wave_elevation_at_payload"][hanging])
     return {"hook_load_max": float(np.max(series["hook_load"])), "hook_load_min": float(np.min(series["hook_load"])),
             "slack_sling_margin_min": float(np.min(np.where(wet, series["slack_sling_margin"], np.inf)))
             if wet.any() else math.inf,
             "slack_time": float(np.sum(series["wire_slack"] > 0.5) * lift.step),
             "hydro_dynamic_max": float(np.max(np.abs(dynamic))),
             "tip_heave_std": float(np.std(series["tip_heave"][deep])),
+            "tip_horizontal_std": float(np.sqrt(np.mean(horizontal ** 2))),
             "payload_heave_std": float(np.std(series["payload_height"][deep])),
+            "swing_max": float(np.max(np.hypot(series["swing_radial"], series["swing_tangential"]))),
+            "air_gap_min": float(np.min(gap)),
             "ahc_heave_reduction": float(series["ahc_heave_reduction"][-1])}
 
 
