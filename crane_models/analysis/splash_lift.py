@@ -69,6 +69,7 @@ class Lift:
     ahc: bool = False
     seed: int = 1
     heading: float = -5.0 * math.pi / 6.0  # rad, the waves travel towards: 30° off the port bow (crane on the lee)
+    boom_direction: float = -math.pi / 2  # rad, from the bow about the up axis: the boom over the starboard side
     build_up: float = 10.0         # s, the vessel's motion built up from rest (module docstring)
     clearance: float = 3.0         # m, module bottom above the still water at the start
     target_depth: float = 10.0     # m, module centre below the still water level at the end
@@ -139,6 +140,18 @@ def _vessel(lift: Lift):
     return outputs
 
 
+def _slew_over_the_side(spec, values: dict, lift: Lift) -> float:
+    """The king's slew angle that points the boom along ``boom_direction`` in the vessel's frame: the mounting's
+    heading and the boom's own direction at zero slew (the tip at the build's pose, the base level) taken off. The
+    shipped mounting's heading -π/2 puts the boom at zero slew forward along the deck (the crane's boom lies along
+    its base y), where the module would be lowered through the hull: the lift slews it over the side first."""
+    model, x0, _ = spec.build({**values, "q1_0": 0.0})
+    kin = model.crane.system.kinematics(x0[:9], x0[9:18])
+    tip = model._tip(kin)[0]
+    angle = lift.boom_direction - KNUCKLE_BOOM_MOUNT["mount_heading"] - math.atan2(float(tip[1]), float(tip[0]))
+    return math.remainder(angle, 2.0 * math.pi)
+
+
 def _settled_pose(spec, values: dict, inputs: np.ndarray) -> dict:
     """``{q1_0, q2_0, q3_0}``: the crane's pose at rest under the hanging module, the vessel at rest (the crane's
     accelerations zero with the load hung below the tip): its controller's gravity compensation covers the crane
@@ -193,6 +206,7 @@ def run_lift(lift: Lift) -> dict:
     winch_at = names.index("winch_speed")
     vessel = _vessel(lift)
     inputs[at] = [vessel(0.0)[n] for n in connected]  # the vessel at rest (built up from it)
+    values["q1_0"] = inputs[names.index("q1_ref")] = _slew_over_the_side(spec, values, lift)
     values.update(_settled_pose(spec, values, inputs))
     probe, x0, _ = spec.build(values)  # the tip's height at the settled pose: where the wire must start
     values["wire_length_0"] = _hanging_length(probe, x0, lift)
