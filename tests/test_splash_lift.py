@@ -111,3 +111,19 @@ def test_the_modules_height_is_the_fmus_against_the_water(short_lift):
     bottom = s["payload_height"][partly] - 0.75
     np.testing.assert_allclose(s["payload_submergence"][partly], s["wave_elevation_at_payload"][partly] - bottom,
                                atol=1e-9)
+
+
+def test_the_module_goes_into_the_water_outboard_of_the_hull(short_lift):
+    """The module enters the sea clear of the hull: the default RAO table's hull is 25 m wide (its file's header),
+    centred on O's mean track; the module's centre stays more than half the beam plus its own half-diagonal
+    (√(1.5² + 1²) m) to starboard whenever it is wet. The crane 9 m to starboard with a 9 m boom: 5.4 m outboard when
+    the boom points over the side (at zero slew it points forward along the deck, over the hull)."""
+    from crane_models.models.wave_vessel.spec import DEFAULT_TABLE
+
+    header = DEFAULT_TABLE.read_text().split("\n# hull:", 1)[1].split("\n", 1)[0]
+    beam = float(header.split("beam ", 1)[1].split(" m", 1)[0])
+    assert beam == 25.0
+    s = short_lift
+    wet = s["payload_submergence"] > 0.0
+    assert wet.any()
+    assert np.max(s["payload_sea_y"][wet]) < -(0.5 * beam + np.hypot(1.5, 1.0))
