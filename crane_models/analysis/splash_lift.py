@@ -199,8 +199,9 @@ def _payload_in_ship(out: dict) -> np.ndarray:
 
 def run_lift(lift: Lift) -> dict:
     """The lift: ``{"t": times, name: series for name in RECORDED, "tip_heave": the tip's height in the sea frame,
-    "tip_sea_x|y": its horizontal place, "payload_height", "payload_sea_x|y": the module centre's, "vessel_heave", "roll", "pitch", "inputs": the crane's connected inputs
-    at each communication point (rows; columns :func:`connected_inputs`)}``."""
+    "tip_sea_x|y": its horizontal place, "payload_height", "payload_sea_x|y": the module centre's, "vessel_heave",
+    "roll", "pitch", "inputs": the crane's connected inputs at each communication point (rows; columns
+    :func:`connected_inputs`)}``."""
     spec = SPECS[SEA_SYSTEMS[SYSTEM]["crane"][0]]()
     values = _values(lift, spec)
     names = [v.name for v in spec.inputs]

@@ -116,7 +116,8 @@ def _write_csv(path: Path, series: dict) -> None:
 def _print_comparison(runs: dict) -> None:
     lift = runs[False][0]
     print(f"Lift through the splash zone: 20 t box 3 x 2 x 1.5 m from the knuckle boom crane on the WaveVessel, Hs "
-          f"{lift.hs:g} m, Tp {lift.tp:g} s, waves towards {math.degrees(lift.heading):g} deg (analysis/splash_lift.py)")
+          f"{lift.hs:g} m, Tp {lift.tp:g} s, waves towards {math.degrees(lift.heading):g} deg "
+          "(analysis/splash_lift.py)")
     print(f"{'time domain':52s}{'without AHC':>14s}{'with AHC':>14s}")
     rows = (("hook load max [kN]", "hook_load_max", 1e-3), ("hook load min [kN]", "hook_load_min", 1e-3),
             ("dynamic water force max |F_z - buoyancy| [kN]", "hydro_dynamic_max", 1e-3),
