@@ -13,6 +13,7 @@ import pytest
     (["--sweep-hs", "2", "--sweep-tp", "8,50"], "--sweep-tp: sea_tp = 50.0 s is outside the allowed range [1, 40] s"),
     (["--hs", "31"], "--hs: sea_hs = 31.0 m is outside the allowed range [0, 30] m"),
     (["--tp", "0.5"], "--tp: sea_tp = 0.5 s is outside the allowed range [1, 40] s"),
+    (["--heading", "7"], "--heading: sea_heading = 7.0 rad is outside the allowed range [-6.28319, 6.28319] rad"),
 ])
 def test_sea_states_outside_the_ranges_are_refused_before_any_run(tmp_path, args, message):
     out = tmp_path / "out"

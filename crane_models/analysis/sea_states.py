@@ -15,7 +15,9 @@ from __future__ import annotations
 import itertools
 from typing import Callable
 
-__all__ = ["is_wave_sea_state", "check_wave_sea_state", "expand_sea_states", "wave_vessel_motion",
+import numpy as np
+
+__all__ = ["is_wave_sea_state", "check_wave_sea_state", "expand_sea_states", "wave_vessel_model", "wave_vessel_motion",
            "sea_parameter_units", "sea_start_values"]
 
 
@@ -75,12 +77,17 @@ def sea_start_values(sea: dict, spec) -> dict:
     return {name: value for name, value in sea.items() if name in own}
 
 
-def wave_vessel_motion(sea: dict) -> Callable[[float], dict]:
-    """``t -> {output: value}``: the WaveVessel's outputs at ``t`` in the sea ``sea`` (its other parameters at their
-    start values), computed by the FMU's own model (the kernel's harmonic sums)."""
+def wave_vessel_model(sea: dict):
+    """The WaveVessel FMU's own model in the sea ``sea`` (its other parameters at their start values)."""
     from ..models.registry import SPECS
 
     spec = SPECS["WaveVessel"]()
     values = {**{p.name: p.start for p in spec.parameters}, **sea}
-    model, x0, _ = spec.build(values)
-    return lambda t: model.outputs(t, x0, (), None)
+    return spec.build(values)[0]
+
+
+def wave_vessel_motion(sea: dict) -> Callable[[float], dict]:
+    """``t -> {output: value}``: the WaveVessel's outputs at ``t`` in the sea ``sea`` (its other parameters at their
+    start values), computed by the FMU's own model (the kernel's harmonic sums)."""
+    model = wave_vessel_model(sea)
+    return lambda t: model.outputs(t, np.zeros(0), (), None)

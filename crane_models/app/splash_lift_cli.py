@@ -15,7 +15,7 @@ from .fmus import CliError, writable_dir
 
 __all__ = ["add_commands", "splash_lift_command"]
 
-_CSV = ("t", "vessel_heave", "tip_heave", "payload_height", "wave_elevation_at_payload", "hook_load",
+_CSV = ("t", "vessel_heave", "roll", "pitch", "tip_heave", "payload_height", "wave_elevation_at_payload", "hook_load",
         "slack_sling_margin", "payload_submergence", "payload_buoyancy", "payload_hydro_force_z", "wire_length",
         "ahc_heave_reduction")
 
@@ -28,6 +28,9 @@ def add_commands(sub) -> None:
     p.add_argument("--hs", type=float, default=2.5, help="significant wave height [m] (default 2.5)")
     p.add_argument("--tp", type=float, default=8.0, help="peak period [s] (default 8)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sea (default 1)")
+    p.add_argument("--heading", type=float, default=Lift.heading, help="direction the waves travel towards [rad] "
+                   "from the vessel's bow, about the upward vertical (default -5pi/6: from 30 deg off the port bow, "
+                   "the crane over the starboard side on the lee)")
     p.add_argument("--sweep-hs", help="comma-separated Hs values [m] for the limiting sea state (with --sweep-tp)")
     p.add_argument("--sweep-tp", help="comma-separated Tp values [s]")
     p.add_argument("--no-figure", action="store_true", help="no PNG (the CSV and the table only)")
@@ -63,6 +66,7 @@ def _check(args) -> None:
         raise CliError(f"--hs = {args.hs!r} m must be > 0 (a lift in still water has no splash zone to check)")
     _sea_range("--hs", "sea_hs", [args.hs])
     _sea_range("--tp", "sea_tp", [args.tp])
+    _sea_range("--heading", "sea_heading", [args.heading])
     if (args.sweep_hs is None) != (args.sweep_tp is None):
         raise CliError("give both --sweep-hs and --sweep-tp, or neither")
 
@@ -74,7 +78,7 @@ def splash_lift_command(args: argparse.Namespace) -> int:
     out = writable_dir(args.out, "--out")
     runs = {}
     for ahc in (False, True):
-        lift = Lift(hs=args.hs, tp=args.tp, seed=args.seed, ahc=ahc)
+        lift = Lift(hs=args.hs, tp=args.tp, seed=args.seed, heading=args.heading, ahc=ahc)
         series = run_lift(lift)
         runs[ahc] = (lift, series, lift_summary(series, lift))
         _write_csv(out / f"splash_lift_{'ahc' if ahc else 'no_ahc'}.csv", series)
@@ -85,13 +89,16 @@ def splash_lift_command(args: argparse.Namespace) -> int:
         print(f"figure: {path}")
     if sweep:
         for ahc in (False, True):
-            rows = sweep_sea_states(sweep[0], sweep[1], ahc, Lift(seed=args.seed))
+            rows = sweep_sea_states(sweep[0], sweep[1], ahc, Lift(seed=args.seed, heading=args.heading))
             print(f"\nslack-sling margin min over the lift, {'with' if ahc else 'without'} AHC (rows Tp [s], columns "
                   f"Hs [m]):")
             print("Tp \\ Hs " + "".join(f"{hs:9.2f}" for hs in sweep[0]))
             for tp in sweep[1]:
                 cells = {r[0]: r[2]["slack_sling_margin_min"] for r in rows if r[1] == tp}
                 print(f"{tp:8.2f}" + "".join(f"{cells[hs]:9.3f}" for hs in sweep[0]))
+            touched = [f"Hs {hs:g} m, Tp {tp:g} s" for hs, tp, summary in rows if summary["air_gap_min"] < 0.0]
+            if touched:
+                print("waves reached the module while it hung before the payout: " + "; ".join(touched))
             limits = limiting_sea_states(rows)
             print("limiting Hs (slack-sling margin >= 0): " + ", ".join(
                 f"Tp {tp:g} s: {'none' if hs is None else f'{hs:g} m'}" for tp, hs in limits.items()))
@@ -107,17 +114,22 @@ def _write_csv(path: Path, series: dict) -> None:
 
 
 def _print_comparison(runs: dict) -> None:
-    print("Lift through the splash zone: 20 t box 3 x 2 x 1.5 m, Hs {:g} m, Tp {:g} s (analysis/splash_lift.py)"
-          .format(runs[False][0].hs, runs[False][0].tp))
-    print(f"{'time domain':44s}{'without AHC':>14s}{'with AHC':>14s}")
+    lift = runs[False][0]
+    print(f"Lift through the splash zone: 20 t box 3 x 2 x 1.5 m from the knuckle boom crane on the WaveVessel, Hs "
+          f"{lift.hs:g} m, Tp {lift.tp:g} s, waves towards {math.degrees(lift.heading):g} deg "
+          "(analysis/splash_lift.py)")
+    print(f"{'time domain':52s}{'without AHC':>14s}{'with AHC':>14s}")
     rows = (("hook load max [kN]", "hook_load_max", 1e-3), ("hook load min [kN]", "hook_load_min", 1e-3),
             ("dynamic water force max |F_z - buoyancy| [kN]", "hydro_dynamic_max", 1e-3),
             ("slack-sling margin min (>= 0 meets DNV)", "slack_sling_margin_min", 1.0),
             ("slack wire time [s]", "slack_time", 1.0), ("tip heave RMS at depth [m]", "tip_heave_std", 1.0),
             ("module heave RMS at depth [m]", "payload_heave_std", 1.0),
+            ("tip horizontal motion RMS at depth [m]", "tip_horizontal_std", 1.0),
+            ("wire swing from the vertical, largest [deg]", "swing_max", 180.0 / math.pi),
+            ("air gap under the module before payout, least [m]", "air_gap_min", 1.0),
             ("ahc_heave_reduction at the end", "ahc_heave_reduction", 1.0))
     for label, key, scale in rows:
-        print(f"{label:44s}" + "".join(f"{runs[a][2][key] * scale:14.3f}" for a in (False, True)))
+        print(f"{label:52s}" + "".join(f"{runs[a][2][key] * scale:14.3f}" for a in (False, True)))
     print("DNV-RP-N103 simplified method (crane tip: 2 x its heave RMS; with AHC the module's residual)")
     for ahc in (False, True):
         lift, _, summary = runs[ahc]

@@ -11,7 +11,9 @@ hold of the vessel's motion over a step is the only coupling error (first order 
 vessel (a 120 m x 25 m construction vessel, reference point O midship on the centreline at the mean waterline):
 aft on the starboard side, 40 m aft of midship and 9 m to starboard, its base on a 7 m pedestal on the deck, which is
 3 m above the waterline (the crane base 10 m above O; the demo lift's deck, ``deck_height`` -7 m, is then the vessel's
-deck), its zero slew facing starboard (over the side, where lifts at sea go). Without its payload: the crane (gravity
+deck), its zero slew pointing **forward** along the deck (the knuckle boom lies along its base's y at zero slew, which
+the heading -π/2 turns to the bow; a slew of -π/2 puts it over the starboard side, as the splash-zone lift does,
+analysis/splash_lift.py). Without its payload: the crane (gravity
 compensated) then starts at rest at its set-points, so in still water the system stays at rest from its first step (a
 payload on the wire would sag the booms by its weight, which the compensation leaves out); a lift with the payload
 in the sea is the splash-zone demo's."""

@@ -105,8 +105,15 @@ class HarmonicBody:
             return self._native.values(t).copy()
         return self.numpy_values(t)
 
-    def numpy_values(self, t: float) -> np.ndarray:
+    def numpy_values(self, t: float, envelope: tuple = (1.0, 0.0, 0.0)) -> np.ndarray:
+        """:meth:`values` in numpy; ``envelope`` ``(e, ė, ë)`` at ``t`` scales every series, its rate and acceleration
+        consistently by the product rule, ``(e x, ė x + e ẋ, ë x + 2 ė ẋ + e ẍ)``: a motion built up from rest (a
+        simulation's build-up, analysis/splash_lift.py); the angular velocity and the body-frame vectors follow from
+        the scaled series as from the series themselves."""
         x, rate, accel = harmonic_sums(self.omega, self.phase, self.c, self.s, float(t))
+        e, de, dde = (float(v) for v in envelope)
+        if (e, de, dde) != (1.0, 0.0, 0.0):
+            x, rate, accel = e * x, de * x + e * rate, dde * x + 2.0 * de * rate + e * accel
         R = rot_z(x[5]) @ rot_y(x[4]) @ rot_x(x[3])
         w, dw = euler_body_rates(x[3:6], rate[3:6], accel[3:6])
         vectors = [w, dw, R.T @ accel[:3], R.T @ rate[:3], self.origin + x[:3], x[:3].copy()]
