@@ -1,5 +1,6 @@
-"""Static equilibrium, the highest natural frequency and the explicit stepper's stable step of a
-:class:`FlexibleCrane`, and the link's deflection: analyses of the model at a state."""
+"""Static equilibrium (the joints held), the equilibrium of the elastic coordinates with the loads of a time (the
+equilibrium start), the highest natural frequency and the explicit stepper's stable step of a :class:`FlexibleCrane`,
+and the link's deflection: analyses of the model at a state."""
 from __future__ import annotations
 
 import math
