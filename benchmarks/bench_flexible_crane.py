@@ -23,9 +23,9 @@ Then, untimed: evaluations per 10 ms in-process (the same code as the FMU's), an
   filtered at 20 Hz (4th-order Butterworth forward and backward), as a fraction of the filtered range over the first
   2 s, and the same leaving out the first 50 ms (the filter's start, where the undeformed start of (23) loads the
   link's modes the reduced link does not keep: the pulse (21) at t = 0 turns the column alone), from the paper's
-  undeformed start and from the equilibrium start (``start_in_equilibrium``); stick phases (a joint's rate, low-pass filtered at 20 Hz, below
-  1.75e-3 rad/s -- a tenth of the Stribeck velocity -- for at least 20 ms; 1 ms grid) and the RMS of the friction
-  torques over 10 s;
+  undeformed start and from the equilibrium start (``start_in_equilibrium``); stick phases (a joint's rate,
+  low-pass filtered at 20 Hz, below 1.75e-3 rad/s -- a tenth of the Stribeck velocity -- for at least 20 ms; 1 ms
+  grid) and the RMS of the friction torques over 10 s;
 * each FMU case against the full link of its damping and start (DOP853 rtol 1e-9) at the 10 ms points over 2 s:
   the largest deviation of the normal forces and the tip, unfiltered and filtered at 20 Hz, as a fraction of range.
 
@@ -50,7 +50,8 @@ from crane_models.models.flexible_crane.scenarios import DAMPED_ELEMENTS
 ZETA = {"link_damping_ratio": 0.02}
 REDUCED = {"link_modes": 4, **ZETA}
 EQUILIBRIUM = {"start_in_equilibrium": True}
-# The accuracy from each start: the paper's undeformed link and supports (23), and in equilibrium with the loads of t = 0
+# The accuracy from each start: the paper's undeformed link and supports (23), and in equilibrium with the loads of
+# t = 0
 STARTS = (("undeformed start", {}), ("equilibrium start", EQUILIBRIUM))
 # (label, n_rfe, FMU start values, simulated seconds per round)
 CASES = [

@@ -52,8 +52,8 @@ def rayleigh_pivot_deflection(p: FlexibleCraneParameters, angle: float) -> tuple
     """The tip deflection, in the frame of its root, of a uniform beam (mass ``m2`` over ``l2``, bending stiffness ``E
     I_z2``, section rotary inertia ``I_z2 / A2`` per unit mass) pinned at its root at ``angle`` above the horizontal
     and released from rest under gravity: its angular acceleration ``α = g cos(angle) L / 2 / (L²/3 + r²)``, the
-    load per length ``ρ (g cos − α s)`` and the couple ``−ρ r² α``, the moment ``M(x)`` of what lies outboard, and
-    ``v(L) = ∫ M (L − x) dx / EI`` (v(0) = v'(0) = 0 in the root's frame; M(0) = 0: the pin).
+    load per length ``ρ (g cos − α s)`` and the couple ``−ρ r² α``, the moment ``M(x)`` of what lies outboard,
+    and ``v(L) = ∫ M (L − x) dx / EI`` (v(0) = v'(0) = 0 in the root's frame; M(0) = 0: the pin).
 
     Returns ``(v(L), e)``: ``e`` the RFE's discretisation error. An RFE link of n elements has its springs ``EI/d``
     at the middles of n − 1 sections of length d (rfe_lengths), so its tip deflection is the midpoint rule of that

@@ -10,9 +10,8 @@ import numpy as np
 
 from ...core.kane import Kinematics, MultibodySystem
 
-__all__ = ["static_equilibrium", "elastic_equilibrium", "EQUILIBRIUM_TOL", "highest_frequency", "stable_step", "link_deflection", "RK23_STABLE_H_OMEGA",
-           "DOP853_STABLE_H_OMEGA",
-           "FlexibleStructure"]
+__all__ = ["static_equilibrium", "elastic_equilibrium", "EQUILIBRIUM_TOL", "highest_frequency", "stable_step",
+           "link_deflection", "RK23_STABLE_H_OMEGA", "DOP853_STABLE_H_OMEGA", "FlexibleStructure"]
 
 
 class FlexibleStructure(Protocol):
