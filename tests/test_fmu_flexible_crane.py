@@ -129,3 +129,48 @@ def test_unknown_integrator_is_refused_at_initialization(fc_fmu, capfd):
     assert "integrator" in capfd.readouterr().out
     assert s.step(0.01) == 3
     s.close()
+
+
+def test_equilibrium_start_travels_in_a_saved_state_and_starts_where_the_model_does(fc_fmu):
+    """start_in_equilibrium: the FMU's first outputs are the in-process model's at its equilibrium start (the link
+    bent out of the undeformed shape), and a serialized state taken after some steps, set into a fresh instance with
+    the default (undeformed) start, repeats the steps exactly: the state brings the option and the start along."""
+    from crane_models.models.flexible_crane.spec import build_model
+    from crane_models.models.flexible_crane.statics import link_deflection
+
+    params = dict(n_rfe=4, start_in_equilibrium=True)
+    model, x0, _ = build_model(params)
+    expected = link_deflection(model.crane, model.evaluate(0.0, x0, np.zeros(1))["kin"])["link2_deflection_y"]
+    a = Slave(fc_fmu, "a")
+    a.init(**params)
+    assert a.get("link2_deflection_y") == pytest.approx(expected, rel=1e-12) and abs(expected) > 1e-5
+    outputs = ["q_c1", "tip_z", "normal_force_1", "link2_deflection_y", "support_force_z"]
+
+    def drive(s, n):
+        rows = []
+        for _ in range(n):
+            assert s.step(0.01) == 0
+            rows.append([s.get(o) for o in outputs])
+        return rows
+
+    drive(a, 3)
+    blob, t = a.fmu.serializeFMUstate(a.fmu.getFMUstate()), a.t
+    first = drive(a, 3)
+    b = Slave(fc_fmu, "b")
+    b.init()
+    b.fmu.setFMUstate(b.fmu.deSerializeFMUstate(blob))
+    b.t = t
+    assert drive(b, 3) == first
+    a.close()
+    b.close()
+
+
+@needs_runtime
+def test_two_starts_at_once_are_refused_at_initialization(fc_fmu, capfd):
+    s = Slave(fc_fmu)
+    with pytest.raises(FMICallException) as failure:
+        s.init(start_static=True, start_in_equilibrium=True)
+    assert failure.value.status == 3
+    out = capfd.readouterr().out
+    assert "start_static" in out and "start_in_equilibrium" in out
+    s.close()

@@ -10,7 +10,7 @@ from ...core.native.task_outputs import NativeTaskOutputs
 from ...core.programmed_motion import quintic_rise
 from .crane import INPUTS, FlexibleCrane
 from .parameters import FlexibleCraneInitialState
-from .statics import link_deflection, static_equilibrium
+from .statics import elastic_equilibrium, link_deflection, static_equilibrium
 
 __all__ = ["FlexibleCraneModel"]
 
@@ -81,15 +81,23 @@ class FlexibleCraneModel:
             self._kernel = (task, outputs)
         return self._kernel[1]
 
-    def initial_state(self, init: FlexibleCraneInitialState | None = None, static: bool = False) -> np.ndarray:
-        """``x0`` of (23) (or, with ``static``, the static equilibrium at the same joint angles)."""
+    def initial_state(self, init: FlexibleCraneInitialState | None = None, static: bool = False,
+                      equilibrium: bool = False) -> np.ndarray:
+        """``x0`` of (23): base and joints from ``init``, link (c,2) undeformed, bristles unloaded. With ``static``
+        the static equilibrium with the joints held (statics.static_equilibrium); with ``equilibrium`` the base
+        and the link's elastic coordinates at rest in equilibrium with the loads of t = 0, their accelerations
+        zero under the model's own equations (statics.elastic_equilibrium; joints, their rates and the bristles
+        as (23): the programmed constraints, not friction, hold the arm at rest)."""
         q = self.crane.initial_coordinates(init)
         if static:
             q = static_equilibrium(self.crane, q)
         i = init if init is not None else FlexibleCraneInitialState()
         u = np.zeros(self.n)
         u[self.crane.state_joint_coords] = [i.u_c1_0, i.u_c2_0, i.u_c3_0]
-        return np.concatenate((q, u, np.zeros(3)))
+        z = np.zeros(3)
+        if equilibrium:
+            q = elastic_equilibrium(self.crane, q, u, z)
+        return np.concatenate((q, u, z))
 
     @property
     def switch_times(self) -> tuple:

@@ -1,5 +1,6 @@
-"""Static equilibrium, the highest natural frequency and the explicit stepper's stable step of a
-:class:`FlexibleCrane`, and the link's deflection: analyses of the model at a state."""
+"""Static equilibrium (the joints held), the equilibrium of the elastic coordinates with the loads of a time (the
+equilibrium start), the highest natural frequency and the explicit stepper's stable step of a :class:`FlexibleCrane`,
+and the link's deflection: analyses of the model at a state."""
 from __future__ import annotations
 
 import math
@@ -9,9 +10,8 @@ import numpy as np
 
 from ...core.kane import Kinematics, MultibodySystem
 
-__all__ = ["static_equilibrium", "highest_frequency", "stable_step", "link_deflection", "RK23_STABLE_H_OMEGA",
-           "DOP853_STABLE_H_OMEGA",
-           "FlexibleStructure"]
+__all__ = ["static_equilibrium", "elastic_equilibrium", "EQUILIBRIUM_TOL", "highest_frequency", "stable_step",
+           "link_deflection", "RK23_STABLE_H_OMEGA", "DOP853_STABLE_H_OMEGA", "FlexibleStructure"]
 
 
 class FlexibleStructure(Protocol):
@@ -31,6 +31,8 @@ class FlexibleStructure(Protocol):
     def static_forces(self, q: np.ndarray) -> np.ndarray: ...
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray: ...
+
+    def evaluate(self, t: float, q: np.ndarray, u: np.ndarray, z: np.ndarray, column_torque: float) -> dict: ...
 
 
 def static_equilibrium(crane: FlexibleStructure, q0: np.ndarray, free: np.ndarray | None = None,
@@ -68,6 +70,53 @@ def static_equilibrium(crane: FlexibleStructure, q0: np.ndarray, free: np.ndarra
         if np.max(np.abs(step)) <= 4.0 * np.finfo(float).eps * max(1.0, float(np.max(np.abs(q[free])))):
             return q
     raise RuntimeError(f"static analysis did not converge (residual {np.max(np.abs(residual(q))):.3g})")
+
+
+# Accelerations of the coordinates solved for below the equilibrium start leaves [m/s², rad/s²], as a fraction of g:
+# far below what any load of the crane gives them (the undeformed start of (23): up to 1.5e3 rad/s² on the elements
+# of a 16-element link), and above the rounding of the accelerations (≈ 1e-16 × the element spring terms, 1e-11).
+EQUILIBRIUM_TOL = 1e-9
+
+
+def elastic_equilibrium(crane: FlexibleStructure, q0: np.ndarray, u0: np.ndarray, z0: np.ndarray, t: float = 0.0,
+                        column_torque: float = 0.0, max_iter: int = 20) -> np.ndarray:
+    """The coordinates ``free`` (the base on its supports and the link's elastic coordinates: element rotations or
+    reduced ones) at which their accelerations vanish at ``(t, q, u0, z0)`` under the model's own equations
+    (:meth:`FlexibleCrane.evaluate`: gravity, springs, the drive (21) and input, the programmed constraints'
+    multipliers, friction), the joints held at ``q0``; returns ``q``.
+
+    The elastic coordinates in equilibrium with the loads acting at ``t`` -- also the inertia of the joints'
+    accelerations there, which the constraints (a Baumgarte pull when E starts off its path) and the drive give them:
+    the state the link and supports reach when those loads build up slowly compared with their periods (ms) and
+    fast compared with the joints' motion. Newton's method on the accelerations, the Jacobian by central
+    differences (numpy only, it runs inside the FMU); converged when every acceleration solved for is below
+    ``EQUILIBRIUM_TOL`` × g [m/s², rad/s²], or when a step no longer changes ``q`` beyond rounding (very stiff
+    supports, as :func:`static_equilibrium`)."""
+    free = crane.free_static
+    q = np.array(q0, dtype=float)
+    u, z = np.asarray(u0, dtype=float), np.asarray(z0, dtype=float)
+
+    def accelerations(qq: np.ndarray) -> np.ndarray:
+        return crane.evaluate(t, qq, u, z, column_torque)["udot"][free]
+
+    tol = EQUILIBRIUM_TOL * crane.params.g
+    for _ in range(max_iter):
+        a = accelerations(q)
+        if np.max(np.abs(a)) <= tol:
+            return q
+        J = np.empty((len(free), len(free)))
+        for j, i in enumerate(free):
+            h = 1e-8  # deflections are 1e-5..1e-3 (m, rad): the difference resolves them, the model is smooth there
+            qp, qm = q.copy(), q.copy()
+            qp[i] += h
+            qm[i] -= h
+            J[:, j] = (accelerations(qp) - accelerations(qm)) / (2.0 * h)
+        step = np.linalg.solve(J, a)
+        q[free] -= step
+        if np.max(np.abs(step)) <= 4.0 * np.finfo(float).eps * max(1.0, float(np.max(np.abs(q[free])))):
+            return q  # rounding-limited: very stiff supports (as static_equilibrium)
+    raise RuntimeError(f"the equilibrium start did not converge (largest acceleration "
+                       f"{np.max(np.abs(accelerations(q))):.3g} after {max_iter} Newton steps)")
 
 
 def highest_frequency(crane: FlexibleStructure, q: np.ndarray) -> float:
