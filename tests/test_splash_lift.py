@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from crane_models.analysis.sea_states import wave_vessel_motion
-from crane_models.analysis.splash_lift import (Lift, build_up_envelope, connected_inputs, limiting_sea_states,
-                                               lift_summary, run_lift)
+from crane_models.analysis.splash_lift import (WORST_OF_SEEDS, Lift, build_up_envelope, connected_inputs,
+                                               limiting_sea_states, lift_summary, run_lift, sweep_sea_states)
 from crane_models.core.screws import rot_x, rot_y, rot_z
 
 RHO, G = 1025.0, 9.81
@@ -130,3 +130,19 @@ def test_the_module_goes_into_the_water_outboard_of_the_hull(short_lift):
     wet = s["payload_submergence"] > 0.0
     assert wet.any()
     assert np.max(s["payload_sea_y"][wet]) < -(0.5 * beam + np.hypot(1.5, 1.0))
+
+
+def test_a_sweep_of_several_seeds_reports_each_sea_states_worst_realisation():
+    """Two realisations of Hs 3.5 m, Tp 6 s (the module in the water from 24 s to the end, 40 s): the sweep's row is
+    the worst of the two lifts run one by one -- the least margin and air gap, the largest hook load -- and the two
+    seas differ (so a sweep that ignored the seeds would fail)."""
+    lift = replace(Lift(), duration=40.0, seed=3)
+    one_by_one = [lift_summary(run_lift(replace(lift, hs=3.5, tp=6.0, seed=seed)), lift) for seed in (3, 4)]
+    ((hs, tp, row),) = sweep_sea_states([3.5], [6.0], False, lift, seeds=2)
+    assert (hs, tp, row["seeds"]) == (3.5, 6.0, 2)
+    margins = [s["slack_sling_margin_min"] for s in one_by_one]
+    assert margins[0] != margins[1] and row["slack_sling_margin_per_seed"] == margins
+    assert row["slack_sling_margin_min"] == min(margins)
+    assert row["hook_load_max"] == max(s["hook_load_max"] for s in one_by_one)
+    assert row["air_gap_min"] == min(s["air_gap_min"] for s in one_by_one)
+    assert set(WORST_OF_SEEDS) == set(one_by_one[0])  # every number of the summary has its worst case

@@ -14,6 +14,10 @@ import pytest
     (["--hs", "31"], "--hs: sea_hs = 31.0 m is outside the allowed range [0, 30] m"),
     (["--tp", "0.5"], "--tp: sea_tp = 0.5 s is outside the allowed range [1, 40] s"),
     (["--heading", "7"], "--heading: sea_heading = 7.0 rad is outside the allowed range [-6.28319, 6.28319] rad"),
+    (["--sweep-seeds", "0"], "--sweep-seeds = 0: from 1 to 100"),
+    (["--seed", "-1"], "--seed: sea_seed = -1 is outside the allowed range [0, 2147483647]"),
+    (["--seed", "2147483647", "--sweep-seeds", "2"],
+     "--seed: sea_seed = 2147483648 is outside the allowed range [0, 2147483647]"),
 ])
 def test_sea_states_outside_the_ranges_are_refused_before_any_run(tmp_path, args, message):
     out = tmp_path / "out"

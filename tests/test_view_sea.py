@@ -65,7 +65,7 @@ def test_a_run_without_the_vessels_columns_is_refused_in_one_line():
 
 
 @pytest.mark.parametrize("name, value, message", [
-    ("sea_components", 10 ** 9, r"sea_components = 1000000000  is outside the allowed range \[1, 5000\]"),
+    ("sea_components", 10 ** 9, r"sea_components = 1000000000 is outside the allowed range \[1, 5000\]"),
     ("sea_hs", "high", "sea_hs = 'high' m is outside the allowed range"),
     ("z_down", "yes", "z_down = 'yes' must be a boolean"),
 ])

@@ -56,7 +56,8 @@ from .sea_states import wave_vessel_model
 from .splash_zone import stages, tz_of_jonswap
 
 __all__ = ["Lift", "run_lift", "build_up_envelope", "lift_summary", "simplified_for", "sweep_sea_states",
-           "limiting_sea_states", "connected_inputs", "RECORDED", "SYSTEM"]
+           "limiting_sea_states", "worst_of_seeds", "connected_inputs", "RECORDED", "SYSTEM", "WORST_OF_SEEDS",
+           "MAX_SEEDS"]
 
 SYSTEM = "KnuckleBoomOnWaveVessel"  # the shipped system whose wiring the lift runs (models/sea_systems.py)
 RECORDED = ("hook_load", "wire_length", "payload_z", "payload_vz", "payload_submergence", "payload_buoyancy",
@@ -289,10 +290,35 @@ def lift_summary(series: dict, lift: Lift) -> dict:
             "ahc_heave_reduction": float(series["ahc_heave_reduction"][-1])}
 
 
-def sweep_sea_states(hs_values, tp_values, ahc: bool, lift: Lift | None = None) -> list:
-    """:func:`lift_summary` of the lift for each (Hs, Tp): ``[(hs, tp, summary)]``."""
+# How the summaries of several seeds of one sea state make its worst case: every key of :func:`lift_summary`, the
+# extreme that counts against the lift (the least margin and air gap, the largest loads and motions, the least
+# heave reduction).
+WORST_OF_SEEDS = {"hook_load_max": max, "hook_load_min": min, "slack_sling_margin_min": min, "slack_time": max,
+                  "hydro_dynamic_max": max, "tip_heave_std": max, "tip_horizontal_std": max, "payload_heave_std": max,
+                  "swing_max": max, "air_gap_min": min, "ahc_heave_reduction": min}
+
+
+MAX_SEEDS = 100  # realisations per sea state: a sweep's cost grows with them (a lift is ~10 s of CPU)
+
+
+def worst_of_seeds(summaries: list) -> dict:
+    """The worst case of :func:`lift_summary` over the seeds of one sea state (:data:`WORST_OF_SEEDS`), with
+    ``seeds`` (how many) and ``slack_sling_margin_per_seed``: one realisation of a sea state is one sample of its
+    extremes, and lift planners take the worst of several."""
+    out = {key: float(pick(s[key] for s in summaries)) for key, pick in WORST_OF_SEEDS.items()}
+    out["seeds"] = len(summaries)
+    out["slack_sling_margin_per_seed"] = [s["slack_sling_margin_min"] for s in summaries]
+    return out
+
+
+def sweep_sea_states(hs_values, tp_values, ahc: bool, lift: Lift | None = None, seeds: int = 1) -> list:
+    """For each (Hs, Tp) the lift in ``seeds`` realisations of the sea (seeds ``lift.seed``, ``lift.seed + 1``,
+    ...): ``[(hs, tp, summary)]``, the summary :func:`worst_of_seeds` (one seed: that run's, plus the count)."""
     base = lift or Lift()
-    return [(hs, tp, lift_summary(run_lift(replace(base, hs=hs, tp=tp, ahc=ahc)), base))
+    if not 1 <= int(seeds) <= MAX_SEEDS:
+        raise ValueError(f"seeds = {seeds!r}: from 1 to {MAX_SEEDS}")
+    return [(hs, tp, worst_of_seeds([lift_summary(run_lift(replace(base, hs=hs, tp=tp, ahc=ahc, seed=base.seed + k)),
+                                                  base) for k in range(int(seeds))]))
             for tp in tp_values for hs in hs_values]
 
 

@@ -10,7 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.plot_style import PALETTE, REFERENCE, figure_key, legend_outside, new_figure, save, wrapped_title
-from ..analysis.splash_lift import Lift, lift_summary, limiting_sea_states, run_lift, simplified_for, sweep_sea_states
+from ..analysis.splash_lift import (MAX_SEEDS, Lift, lift_summary, limiting_sea_states, run_lift, simplified_for,
+                                   sweep_sea_states)
 from .fmus import CliError, writable_dir
 
 __all__ = ["add_commands", "splash_lift_command"]
@@ -33,6 +34,8 @@ def add_commands(sub) -> None:
                    "the crane over the starboard side on the lee)")
     p.add_argument("--sweep-hs", help="comma-separated Hs values [m] for the limiting sea state (with --sweep-tp)")
     p.add_argument("--sweep-tp", help="comma-separated Tp values [s]")
+    p.add_argument("--sweep-seeds", type=int, default=1, help="realisations of each swept sea state (seeds --seed, "
+                   f"--seed + 1, ...; default 1, at most {MAX_SEEDS}): the sweep reports each sea state's worst")
     p.add_argument("--no-figure", action="store_true", help="no PNG (the CSV and the table only)")
     p.set_defaults(func=splash_lift_command)
 
@@ -69,6 +72,9 @@ def _check(args) -> None:
     _sea_range("--heading", "sea_heading", [args.heading])
     if (args.sweep_hs is None) != (args.sweep_tp is None):
         raise CliError("give both --sweep-hs and --sweep-tp, or neither")
+    if not 1 <= args.sweep_seeds <= MAX_SEEDS:
+        raise CliError(f"--sweep-seeds = {args.sweep_seeds}: from 1 to {MAX_SEEDS}")
+    _sea_range("--seed", "sea_seed", [args.seed, args.seed + args.sweep_seeds - 1])
 
 
 def splash_lift_command(args: argparse.Namespace) -> int:
@@ -89,9 +95,11 @@ def splash_lift_command(args: argparse.Namespace) -> int:
         print(f"figure: {path}")
     if sweep:
         for ahc in (False, True):
-            rows = sweep_sea_states(sweep[0], sweep[1], ahc, Lift(seed=args.seed, heading=args.heading))
-            print(f"\nslack-sling margin min over the lift, {'with' if ahc else 'without'} AHC (rows Tp [s], columns "
-                  f"Hs [m]):")
+            rows = sweep_sea_states(sweep[0], sweep[1], ahc, Lift(seed=args.seed, heading=args.heading),
+                                    args.sweep_seeds)
+            over = f", the least of {args.sweep_seeds} seeds" if args.sweep_seeds > 1 else ""
+            print(f"\nslack-sling margin min over the lift{over}, {'with' if ahc else 'without'} AHC (rows Tp [s], "
+                  "columns Hs [m]):")
             print("Tp \\ Hs " + "".join(f"{hs:9.2f}" for hs in sweep[0]))
             for tp in sweep[1]:
                 cells = {r[0]: r[2]["slack_sling_margin_min"] for r in rows if r[1] == tp}

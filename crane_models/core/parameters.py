@@ -34,11 +34,16 @@ def describe(obj: Any, name: str) -> dict:
     raise KeyError(name)
 
 
-def range_text(meta: dict) -> str:
+def range_text(meta: dict, whole: bool = False) -> str:
+    """``[low, high]`` as a message writes it; ``whole``: an Integer's bounds written out (2147483647, not 2.1e+09)."""
     lo, hi = meta["low"], meta["high"]
     left = "(" if meta.get("low_open") or lo == -math.inf else "["
     right = ")" if hi == math.inf else "]"
-    return f"{left}{lo:g}, {hi:g}{right}"
+
+    def text(x: float) -> str:
+        return str(int(x)) if whole and math.isfinite(x) else f"{x:g}"
+
+    return f"{left}{text(lo)}, {text(hi)}{right}"
 
 
 def check_value(name: str, value: float, meta: dict) -> None:

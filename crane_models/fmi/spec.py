@@ -82,7 +82,9 @@ def check_range(v: FmuVariable, value) -> None:
         ok = x <= v.high and (x > v.low if v.low_open else x >= v.low)
     if not ok:
         meta = {"low": v.low, "high": v.high, "low_open": v.low_open}
-        raise ParameterError(f"{v.name} = {value!r} {v.unit} is outside the allowed range {range_text(meta)} {v.unit}")
+        unit = f" {v.unit}" if v.unit else ""
+        raise ParameterError(f"{v.name} = {value!r}{unit} is outside the allowed range "
+                             f"{range_text(meta, whole=v.kind == 'integer')}{unit}")
 
 
 def parameters_from_dataclasses(*instances) -> list:
