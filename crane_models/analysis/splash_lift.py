@@ -24,10 +24,11 @@ The scenario (:class:`Lift`), stated so that its numbers can be checked:
   210°, coming 30° off the **port** bow -- the vessel heads near the weather and the crane lifts over its lee
   side, as marine operations are planned (the shipped system's 5π/6 mirrored: the same roll and pitch, the crane on
   the weather side there). The model has no hull shielding: the module meets the incident wave on either side;
-* **start**: the vessel's motion is built up from rest over ``build_up`` (10 s): each of its six coordinates times
-  ``e(t) = 10 s³ − 15 s⁴ + 6 s⁵``, ``s = t/build_up``, their rates and accelerations by the product rule
-  (:func:`build_up_envelope`; e, ė, ë continuous, so no acceleration step), then the FMU's outputs themselves. The
-  module is in air while it builds up; the water it will meet is the full sea throughout. Without it the motion
+* **start**: the sea is built up from rest over ``build_up`` (10 s, the system's sea's ``sea_build_up``: one
+  parameter on the vessel and, by ``with_sea``, on the crane, core/sea/build_up.py): the vessel's motion, the wave
+  elevation and the water's kinematics at the module are those of the full sea times ``e(t) = 10 s³ − 15 s⁴ +
+  6 s⁵``, ``s = t/build_up``, rates and accelerations by the product rule (e, ė, ë continuous: no acceleration
+  step), computed by the FMUs themselves. The module is in air while the sea builds up. Without it the motion
   starts in mid-wave at t = 0, a step in velocity and acceleration at which the wire rings (with the crane settled:
   193-203 kN in the first second about the static 196 kN; the 100-250 kN of before were mostly the crane's sag);
 * **operation**: hold ``hold`` (12 s: the build-up and 2 s), pay out at 0.3 m/s, ramped up and down over 2 s,
@@ -55,7 +56,7 @@ from ..models.sea_systems import DEMO_SEA, KNUCKLE_BOOM_MOUNT, SEA_SYSTEMS, sea_
 from .sea_states import wave_vessel_model
 from .splash_zone import stages, tz_of_jonswap
 
-__all__ = ["Lift", "run_lift", "build_up_envelope", "lift_summary", "simplified_for", "sweep_sea_states",
+__all__ = ["Lift", "run_lift", "lift_summary", "simplified_for", "sweep_sea_states",
            "limiting_sea_states", "worst_of_seeds", "connected_inputs", "RECORDED", "SYSTEM", "WORST_OF_SEEDS",
            "MAX_SEEDS"]
 
@@ -75,7 +76,7 @@ class Lift:
     seed: int = 1
     heading: float = -5.0 * math.pi / 6.0  # rad, the waves travel towards: 30° off the port bow (crane on the lee)
     boom_direction: float = -math.pi / 2  # rad, from the bow about the up axis: the boom over the starboard side
-    build_up: float = 10.0         # s, the vessel's motion built up from rest (module docstring)
+    build_up: float = 10.0         # s, the sea built up from rest: its sea_build_up (module docstring)
     clearance: float = 3.0         # m, module bottom above the still water at the start
     target_depth: float = 10.0     # m, module centre below the still water level at the end
     lowering_speed: float = 0.3    # m/s
@@ -90,8 +91,9 @@ class Lift:
 
     def sea(self) -> dict:
         """The sea of the system (the shipped one's, :data:`models.sea_systems.DEMO_SEA`, with this lift's Hs, Tp,
-        seed and heading), set on the vessel and from it on the crane."""
-        return {**DEMO_SEA, "sea_hs": self.hs, "sea_tp": self.tp, "sea_seed": self.seed, "sea_heading": self.heading}
+        seed, heading and build-up), set on the vessel and from it on the crane."""
+        return {**DEMO_SEA, "sea_hs": self.hs, "sea_tp": self.tp, "sea_seed": self.seed, "sea_heading": self.heading,
+                "sea_build_up": self.build_up}
 
 
 def _stiff_controller(scale: float) -> dict:
@@ -124,25 +126,10 @@ def connected_inputs() -> tuple:
     return tuple(var for a, var, b, _ in sea_connections(members, SPECS) if a == "vessel" and b == "crane")
 
 
-def build_up_envelope(t: float, duration: float) -> tuple:
-    """``(e, ė, ë)`` at ``t`` of the build-up from 0 to 1 over ``duration``: ``e = 10 s³ − 15 s⁴ + 6 s⁵``,
-    ``s = t/duration`` (the quintic whose rate and acceleration vanish at both ends); ``(1, 0, 0)`` after it."""
-    if duration <= 0.0 or t >= duration:
-        return 1.0, 0.0, 0.0
-    s = max(t, 0.0) / duration
-    return (s ** 3 * (10.0 - 15.0 * s + 6.0 * s * s), 30.0 * s * s * (1.0 - s) ** 2 / duration,
-            60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) / duration ** 2)
-
-
 def _vessel(lift: Lift):
-    """``t -> the WaveVessel's outputs``: its model's own after the build-up, the built-up motion before."""
+    """``t -> the WaveVessel's outputs``: its model's own (the sea built up by its ``sea_build_up``)."""
     model = wave_vessel_model(_members(lift)["vessel"][1])
-
-    def outputs(t: float) -> dict:
-        if t >= lift.build_up:
-            return model.outputs(t, np.zeros(0), (), None)
-        return model.outputs_built_up(t, build_up_envelope(t, lift.build_up))
-    return outputs
+    return lambda t: model.outputs(t, np.zeros(0), (), None)
 
 
 def _slew_over_the_side(spec, values: dict, lift: Lift) -> float:
@@ -211,7 +198,7 @@ def run_lift(lift: Lift) -> dict:
     at = [names.index(n) for n in connected]
     winch_at = names.index("winch_speed")
     vessel = _vessel(lift)
-    inputs[at] = [vessel(0.0)[n] for n in connected]  # the vessel at rest (built up from it)
+    inputs[at] = [vessel(0.0)[n] for n in connected]  # the vessel at rest (its sea built up from it)
     values["q1_0"] = inputs[names.index("q1_ref")] = _slew_over_the_side(spec, values, lift)
     values.update(_settled_pose(spec, values, inputs))
     probe, x0, _ = spec.build(values)  # the tip's height at the settled pose: where the wire must start
@@ -266,8 +253,8 @@ def lift_summary(series: dict, lift: Lift) -> dict:
     margin, slack time, the largest dynamic hydrodynamic force, the heave of tip and module and the tip's horizontal
     motion (RMS) over the last two peak periods (at depth), the largest swing of the wire from the vertical, and the
     least air gap under the module before the payout (its bottom over the wave beneath it: < 0, the crests reached
-    it while it hung at the start height). No window left out: the vessel's motion builds up from rest (module
-    docstring)."""
+    it while it hung at the start height; the sea builds up over the first ``build_up`` of that hold, so it is the
+    full sea's over its last 2 s only). No window left out: the sea builds up from rest (module docstring)."""
     t = series["t"]
     wet = series["payload_submergence"] > 0.0
     deep = t >= t[-1] - 2.0 * lift.tp

@@ -34,7 +34,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .sea.kinematics import depth_factors, phases
+from .sea.build_up import FULL
+from .sea.kinematics import depth_factors, phases, sea_envelope
 
 __all__ = ["BOX", "CYLINDER", "SPHERE", "SHAPES", "PayloadBody", "BoxBody", "CylinderBody", "SphereBody",
            "TabulatedBody", "body_of", "plate_added_mass_coefficient", "flat_based_added_mass", "default_cd",
@@ -289,8 +290,11 @@ def water_at_payload(components, t: float, x: float, y: float, bottom: float, he
     theta = phases(c, t, x, y)
     cos, sin = np.cos(theta), np.sin(theta)
     a, w = c.amplitude, c.omega
+    envelope = sea_envelope(c, t)
     eta = float(cos @ a)
     eta_rate = float(-(sin @ (a * w)))
+    if envelope != FULL:  # a sea built up from rest (core/sea/build_up.py): e η, ė η + e η̇
+        eta, eta_rate = eta * envelope[0], envelope[1] * eta + envelope[0] * eta_rate
     h = min(max(eta - bottom, 0.0), height)
     if h <= 0.0:
         return WaterAtPayload(eta, eta_rate, *_DRY)
@@ -302,6 +306,8 @@ def water_at_payload(components, t: float, x: float, y: float, bottom: float, he
     hc, hs = horizontal * cos, horizontal * w * sin
     velocity = np.array([hc @ ux, hc @ uy, -(vertical @ sin)])
     acceleration = np.array([-(hs @ ux), -(hs @ uy), -((vertical * w) @ cos)])
+    if envelope != FULL:  # e u, ė u + e u̇
+        velocity, acceleration = envelope[0] * velocity, envelope[1] * velocity + envelope[0] * acceleration
     return WaterAtPayload(eta, eta_rate, velocity, acceleration)
 
 

@@ -12,7 +12,9 @@ Each of the body's six coordinates -- the position of its point O in a fixed fra
 * O's velocity and acceleration turned into the body frame, ``Rᵀ ṗ`` and ``Rᵀ p̈`` (the moving-base cranes'
   ``base_velocity``, ``base_acceleration``: kinematic, without gravity);
 * in z-down axes (``z_down``, core/moving_base/ship.py) every vector ``F v`` and the angles ``F R F``: the same
-  roll, pitch and yaw of opposite sign.
+  roll, pitch and yaw of opposite sign;
+* built up from rest over ``build_up`` [s] (a sea's ``sea_build_up``, core/sea/build_up.py): every series, its rate
+  and acceleration scaled by the envelope ``(e, ė, ë)`` of time t by the product rule, before all of the above.
 
 >>> body = HarmonicBody(np.array([1.0]), np.zeros(1), np.array([[0.0], [0.0], [2.0], [0.0], [0.0], [0.0]]),
 ...                     np.zeros((6, 1)), use_kernel=False)
@@ -27,6 +29,7 @@ from typing import Optional
 import numpy as np
 
 from ..screws import rot_x, rot_y, rot_z
+from ..sea.build_up import FULL, build_up_envelope, built_up
 
 __all__ = ["HarmonicBody", "harmonic_sums", "euler_body_rates", "VALUE_NAMES", "MAX_SERIES"]
 
@@ -72,12 +75,13 @@ def euler_body_rates(angles: np.ndarray, rates: np.ndarray, accels: np.ndarray) 
 
 class HarmonicBody:
     """The series of one body: ``omega``, ``phase`` (n components), ``c``, ``s`` (series × n, series >= 6: x, y, z
-    of O, roll, pitch, yaw, then scalars), O's mean position ``origin`` (fixed frame, z up) and the axis convention
-    ``z_down``. :meth:`values` at a time: the kernel's ``mbs_harmonic_values`` when it is built (and ``use_kernel``),
+    of O, roll, pitch, yaw, then scalars), O's mean position ``origin`` (fixed frame, z up), the axis convention
+    ``z_down`` and the build-up time ``build_up`` [s] (0: none). :meth:`values` at a time: the kernel's ``mbs_harmonic_values`` when it is built (and ``use_kernel``),
     else :meth:`numpy_values`, the specification."""
 
     def __init__(self, omega: np.ndarray, phase: np.ndarray, c: np.ndarray, s: np.ndarray,
-                 origin=(0.0, 0.0, 0.0), z_down: bool = False, use_kernel: bool = True) -> None:
+                 origin=(0.0, 0.0, 0.0), z_down: bool = False, use_kernel: bool = True,
+                 build_up: float = 0.0) -> None:
         self.omega = np.ascontiguousarray(omega, dtype=float)
         self.phase = np.ascontiguousarray(phase, dtype=float)
         self.c, self.s = np.ascontiguousarray(c, dtype=float), np.ascontiguousarray(s, dtype=float)
@@ -87,6 +91,9 @@ class HarmonicBody:
         if not 6 <= self.c.shape[0] <= MAX_SERIES:
             raise ValueError(f"a harmonic body has 6 to {MAX_SERIES} series, not {self.c.shape[0]}")
         self.origin, self.z_down = np.array(origin, dtype=float), bool(z_down)
+        self.build_up = float(build_up)
+        if not (math.isfinite(self.build_up) and self.build_up >= 0.0):
+            raise ValueError(f"a harmonic body's build_up is a time >= 0 s, not {build_up!r}")
         self.size = len(VALUE_NAMES) + self.c.shape[0] - 6
         self._native: Optional[object] = None
         if use_kernel:
@@ -105,15 +112,15 @@ class HarmonicBody:
             return self._native.values(t).copy()
         return self.numpy_values(t)
 
-    def numpy_values(self, t: float, envelope: tuple = (1.0, 0.0, 0.0)) -> np.ndarray:
-        """:meth:`values` in numpy; ``envelope`` ``(e, ė, ë)`` at ``t`` scales every series, its rate and acceleration
-        consistently by the product rule, ``(e x, ė x + e ẋ, ë x + 2 ė ẋ + e ẍ)``: a motion built up from rest (a
-        simulation's build-up, analysis/splash_lift.py); the angular velocity and the body-frame vectors follow from
-        the scaled series as from the series themselves."""
+    def numpy_values(self, t: float) -> np.ndarray:
+        """:meth:`values` in numpy; with a build-up every series, its rate and acceleration scaled by the envelope
+        ``(e, ė, ë)`` at ``t`` by the product rule, ``(e x, ė x + e ẋ, ë x + 2 ė ẋ + e ẍ)`` (core/sea/build_up.py);
+        the angular velocity and the body-frame vectors follow from the scaled series as from the series
+        themselves."""
         x, rate, accel = harmonic_sums(self.omega, self.phase, self.c, self.s, float(t))
-        e, de, dde = (float(v) for v in envelope)
-        if (e, de, dde) != (1.0, 0.0, 0.0):
-            x, rate, accel = e * x, de * x + e * rate, dde * x + 2.0 * de * rate + e * accel
+        envelope = build_up_envelope(float(t), self.build_up)
+        if envelope != FULL:
+            x, rate, accel = built_up(envelope, x, rate, accel)
         R = rot_z(x[5]) @ rot_y(x[4]) @ rot_x(x[3])
         w, dw = euler_body_rates(x[3:6], rate[3:6], accel[3:6])
         vectors = [w, dw, R.T @ accel[:3], R.T @ rate[:3], self.origin + x[:3], x[:3].copy()]

@@ -45,10 +45,38 @@ static void euler_rotation(const double *a, double *R) {
 
 static void flip(double *v) { v[1] = -v[1]; v[2] = -v[2]; }
 
+void mbs_build_up_envelope(double t, double duration, double *envelope) {
+    if (!(duration > 0.0) || t >= duration) {
+        envelope[0] = 1.0; envelope[1] = envelope[2] = 0.0;
+    } else if (t <= 0.0) {
+        envelope[0] = envelope[1] = envelope[2] = 0.0;
+    } else {
+        const double s = t / duration;
+        envelope[0] = s * s * s * (10.0 - 15.0 * s + 6.0 * s * s);
+        envelope[1] = 30.0 * s * s * (1.0 - s) * (1.0 - s) / duration;
+        envelope[2] = 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) / (duration * duration);
+    }
+}
+
+/* Every series scaled by the build-up's envelope (e x, de x + e rate, dde x + 2 de rate + e accel): untouched when
+ * it is (1, 0, 0), so a body without a build-up keeps its bits. */
+static void build_up(const mbs_harmonic *b, double t, double *x, double *rate, double *accel) {
+    double env[3];
+    mbs_build_up_envelope(t, b->build_up, env);
+    if (env[0] == 1.0 && env[1] == 0.0 && env[2] == 0.0) return;
+    for (int j = 0; j < b->series; j++) {
+        const double xj = x[j], rj = rate[j], aj = accel[j];
+        x[j] = env[0] * xj;
+        rate[j] = env[1] * xj + env[0] * rj;
+        accel[j] = env[2] * xj + 2.0 * env[1] * rj + env[0] * aj;
+    }
+}
+
 int mbs_harmonic_values(mbs_harmonic *b, double t) {
     double x[64], rate[64], accel[64]; /* series <= 64 (harmonic.py checks) */
     double R[9], *v = b->values;
     mbs_harmonic_sums(b->n, b->series, b->omega, b->phase, b->c, b->s, t, x, rate, accel);
+    build_up(b, t, x, rate, accel);
     euler_rotation(x + 3, R);
     memcpy(v, x + 3, 3 * sizeof(double));
     mbs_euler_body_rates(x + 3, rate + 3, accel + 3, v + 3, v + 6);

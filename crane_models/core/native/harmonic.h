@@ -5,7 +5,9 @@
  * kinematics of the Euler angles, the point's velocity and acceleration turned into the body's frame, in z-up
  * axes or z-down ones (the half turn F = diag(1, -1, -1) about x). It knows no vessel and no wave: a wave-driven
  * vessel (models/wave_vessel) is one user. Outputs of time alone, so its communication step over a value table
- * (mbs_harmonic_step) needs no state and no stepper. The top floor of the kernel. See multibody.h. */
+ * (mbs_harmonic_step) needs no state and no stepper. With a build-up T > 0 every series is the sum times the quintic
+ * e(t) = 10 s^3 - 15 s^4 + 6 s^5, s = t/T, for 0 <= t < T (0 before), rates and accelerations by the product rule
+ * (core/sea/build_up.py, a sea built up from rest). The top floor of the kernel. See multibody.h. */
 #ifndef CRANE_HARMONIC_H
 #define CRANE_HARMONIC_H
 
@@ -20,6 +22,7 @@ typedef struct {
     const double *c, *s;        /* (series x n) the cosine and sine coefficients of each series */
     double origin[3];           /* the point's mean position in the fixed frame (z up), added to its displacement */
     int z_down;                 /* 1: every vector and the angles given in z-down axes (F v; roll, -pitch, -yaw) */
+    double build_up;            /* [s] the motion built up from rest over time 0..build_up (0: none; harmonic.c) */
     double *values;             /* (mbs_harmonic_values_size) the values at the last time evaluated */
     /* the caller's value table: values[real_from[j]] into reals[real_vr[j]], (int64_t) values[int_from[j]] into
      * ints[int_vr[j]], the time into reals[time_vr] (-1: none) */
@@ -46,6 +49,10 @@ void mbs_harmonic_sums(int n, int series, const double *omega, const double *pha
 /* The angular velocity w and acceleration dw in the body frame of R = R_z(yaw) R_y(pitch) R_x(roll) from the angles,
  * their rates and their second derivatives (3 each, roll first). */
 void mbs_euler_body_rates(const double *angles, const double *rates, const double *accels, double *w, double *dw);
+
+/* (e, de/dt, d2e/dt2) at time t of a build-up over `duration` (<= 0: none, (1, 0, 0)) into envelope[3]: the same
+ * operations as core/sea/build_up.py build_up_envelope, so the same bits. */
+void mbs_build_up_envelope(double t, double duration, double *envelope);
 
 /* The values above at time t into b->values; 0 when all are finite, else 1. */
 int mbs_harmonic_values(mbs_harmonic *b, double t);

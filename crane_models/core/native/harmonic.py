@@ -21,7 +21,7 @@ HARMONIC_REASONS = {1: "the step's times", 6: "a value not finite"}  # mbs_harmo
 class _Harmonic(ctypes.Structure):
     """``mbs_harmonic`` of harmonic.h, field by field."""
     _fields_ = ([("n", _I), ("series", _I)] + [(name, _P) for name in ("omega", "phase", "c", "s")]
-                + [("origin", _D * 3), ("z_down", _I), ("values", _P)]
+                + [("origin", _D * 3), ("z_down", _I), ("build_up", _D), ("values", _P)]
                 + [(name, _I) for name in ("n_real", "n_int", "time_vr")]
                 + [(name, _P) for name in ("real_vr", "real_from", "int_vr", "int_from")]
                 + [("t", _D), ("steps", _L)])
@@ -45,6 +45,7 @@ class NativeHarmonic:
         r.omega, r.phase, r.c, r.s = (a.ctypes.data for a in self._keep)
         r.origin[:] = [float(v) for v in body.origin]
         r.z_down = int(body.z_down)
+        r.build_up = float(body.build_up)
         r.values = self._values.ctypes.data
         if lib.mbs_harmonic_values_size(ctypes.byref(r)) != body.size:
             raise ValueError("the kernel's harmonic values do not match the specification's")

@@ -42,6 +42,7 @@ class WaveComponents:
     width: np.ndarray
     depth: float
     g: float = GRAVITY
+    build_up: float = 0.0  # s, the sea built up from rest over model time 0..build_up (:mod:`.build_up`)
 
     @property
     def size(self) -> int:
@@ -109,11 +110,12 @@ def wave_components(sea: SeaState, equal_energy: bool = False, g: float = GRAVIT
     The random numbers are drawn in a fixed order: a frequency, a phase and a direction per component."""
     empty = np.zeros(0)
     if sea.still:
-        return WaveComponents(empty, empty, empty, empty, empty, empty, sea.water_depth, g)
+        return WaveComponents(empty, empty, empty, empty, empty, empty, sea.water_depth, g, sea.sea_build_up)
     if sea.sea_spectrum == REGULAR:
         omega = np.array([2.0 * math.pi / sea.sea_tp])
         return WaveComponents(np.array([0.5 * sea.sea_hs]), omega, wave_numbers(omega, sea.water_depth, g),
-                              np.array([sea.sea_heading]), np.zeros(1), np.zeros(1), sea.water_depth, g)
+                              np.array([sea.sea_heading]), np.zeros(1), np.zeros(1), sea.water_depth, g,
+                              sea.sea_build_up)
     n = sea.sea_components
     u = uniform_numbers(sea.sea_seed, 3 * n).reshape(n, 3)
     edges = _bin_edges(sea, equal_energy)
@@ -126,4 +128,4 @@ def wave_components(sea: SeaState, equal_energy: bool = False, g: float = GRAVIT
     else:
         amplitude = np.sqrt(2.0 * density * width)
     return WaveComponents(amplitude, omega, wave_numbers(omega, sea.water_depth, g), _directions(sea, u[:, 2]),
-                          2.0 * math.pi * u[:, 1], width, sea.water_depth, g)
+                          2.0 * math.pi * u[:, 1], width, sea.water_depth, g, sea.sea_build_up)

@@ -12,14 +12,21 @@ Above the still water level linear theory has no kinematics; **Wheeler stretchin
 a point at z under the actual surface η takes the kinematics of linear theory at z_s = d (z − η)/(d + η), which
 maps the wetted column [−d, η] onto [−d, 0]; the crest (z = η) then moves as the still water level of linear
 theory. It is applied over the whole column, as DNV writes it. A point above the surface is in air: zero
-velocity and acceleration."""
+velocity and acceleration.
+
+A sea built up from rest (``components.build_up`` > 0, :mod:`.build_up`): every amplitude times e(t) until T -- the
+surface e η (the one the stretching and the wet test use), its rate ė η + e η̇, the velocity e u and the acceleration
+ė u + e u̇ (u, u̇ those of the full sea at the stretched level of the built-up surface)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["wave_numbers", "phases", "elevation", "particle_kinematics", "WaterKinematics", "depth_factors"]
+from .build_up import FULL, build_up_envelope
+
+__all__ = ["wave_numbers", "phases", "elevation", "particle_kinematics", "WaterKinematics", "depth_factors",
+           "sea_envelope"]
 
 
 def wave_numbers(omega: np.ndarray, depth: float, g: float = 9.81) -> np.ndarray:
@@ -47,9 +54,16 @@ def phases(components, t: float, x, y) -> np.ndarray:
     return c.omega * t - c.wave_number * (x * np.cos(c.direction) + y * np.sin(c.direction)) + c.phase
 
 
+def sea_envelope(components, t: float) -> tuple:
+    """``(e, ė, ë)`` of the sea of ``components`` at model time ``t`` (:mod:`.build_up`; FULL without a build-up)."""
+    return build_up_envelope(t, components.build_up)
+
+
 def elevation(components, t: float, x=0.0, y=0.0) -> np.ndarray:
-    """The surface elevation η [m] at time ``t`` over the point(s) ``(x, y)``."""
-    return np.cos(phases(components, t, x, y)) @ components.amplitude
+    """The surface elevation η [m] at time ``t`` over the point(s) ``(x, y)`` (built up: e η)."""
+    eta = np.cos(phases(components, t, x, y)) @ components.amplitude
+    e = sea_envelope(components, t)[0]
+    return eta if e == 1.0 else e * eta
 
 
 def depth_factors(k: np.ndarray, z: float, depth: float) -> tuple:
@@ -81,8 +95,11 @@ def particle_kinematics(components, t: float, point) -> WaterKinematics:
     theta = phases(c, t, x, y)
     cos, sin = np.cos(theta), np.sin(theta)
     a, w = c.amplitude, c.omega
+    envelope = sea_envelope(c, t)
     eta = float(cos @ a)
     eta_rate = float(-(sin @ (a * w)))
+    if envelope != FULL:
+        eta, eta_rate = eta * envelope[0], envelope[1] * eta + envelope[0] * eta_rate
     if c.size == 0 or z > eta:
         zero = np.zeros(3)
         return WaterKinematics(eta, eta_rate, zero, zero.copy(), c.size == 0 and z <= 0.0)
@@ -94,4 +111,6 @@ def particle_kinematics(components, t: float, point) -> WaterKinematics:
     ux, uy = np.cos(c.direction), np.sin(c.direction)
     velocity = np.array([(horizontal * cos) @ ux, (horizontal * cos) @ uy, -(vertical @ sin)])
     acceleration = np.array([-(horizontal * w * sin) @ ux, -(horizontal * w * sin) @ uy, -(vertical * w) @ cos])
+    if envelope != FULL:
+        velocity, acceleration = envelope[0] * velocity, envelope[1] * velocity + envelope[0] * acceleration
     return WaterKinematics(eta, eta_rate, velocity, acceleration, True)

@@ -40,6 +40,13 @@ class SeaState:
     sea_components: int = param(200, "", "number of wave components of an irregular sea", 1, 5000, kind="integer")
     water_depth: float = param(1000.0, "m", "water depth (finite-depth Airy kinematics; deep water in effect "
                                "from about half the longest wavelength)", 1.0, 1.0e5)
+    # A start, not physics (core/sea/build_up.py): the whole sea -- elevation, water kinematics, the vessel's motion
+    # -- times the quintic e(t) of model time t over [0, sea_build_up], rates and accelerations by the product rule;
+    # the ramped field is no solution of linear wave theory while it grows (as OrcaFlex's build-up stage), so take
+    # statistics after it. Upper bound 600 s: 15 periods of the longest Tp (40 s), more than any build-up needs.
+    sea_build_up: float = param(0.0, "s", "build-up time T: the sea (elevation, water kinematics, vessel motion) "
+                                "grows from rest over model time 0..T by e = 10s^3 - 15s^4 + 6s^5, s = t/T (a start, "
+                                "not physics: take statistics after T); 0 = the full sea from t = 0", 0.0, 600.0)
 
     @property
     def still(self) -> bool:

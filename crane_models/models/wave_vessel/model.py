@@ -56,13 +56,6 @@ class WaveVesselModel:
         values = self.body.values(t)
         return {name: float(values[_VALUE_OF[name]]) for name, _, _ in OUTPUTS}
 
-    def outputs_built_up(self, t: float, envelope: tuple) -> dict:
-        """:meth:`outputs` of the motion scaled by ``envelope`` ``(e, ė, ë)`` at ``t`` (product rule:
-        :meth:`HarmonicBody.numpy_values`): the vessel's motion built up from rest, for a run's start
-        (analysis/splash_lift.py). Not an FMU feature: the FMU's outputs are :meth:`outputs`."""
-        values = self.body.numpy_values(t, envelope)
-        return {name: float(values[_VALUE_OF[name]]) for name, _, _ in OUTPUTS}
-
     def write_outputs(self, t: float, x: np.ndarray, inputs: np.ndarray, aux, names, out: np.ndarray) -> None:
         out[:] = self.body.values(t)[self._plan(names)]
 

@@ -40,6 +40,8 @@ def coefficients(table: RaoTable, components: WaveComponents) -> tuple:
 def vessel_body(table: RaoTable, components: WaveComponents, height: float = 0.0, z_down: bool = False,
                 use_kernel: bool = True) -> HarmonicBody:
     """The body moved by ``components`` through ``table``, O's mean position ``height`` above the still water level
-    at the sea frame's origin, in z-down axes when ``z_down``."""
+    at the sea frame's origin, in z-down axes when ``z_down``; built up from rest as the sea is (``components.build_up``:
+    the vessel's motion and the elevation at O times the sea's envelope, core/sea/build_up.py)."""
     c, s = coefficients(table, components)
-    return HarmonicBody(components.omega, components.phase, c, s, (0.0, 0.0, float(height)), z_down, use_kernel)
+    return HarmonicBody(components.omega, components.phase, c, s, (0.0, 0.0, float(height)), z_down, use_kernel,
+                        components.build_up)
