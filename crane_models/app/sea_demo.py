@@ -1,5 +1,6 @@
 """The lift at sea of the demo (issue 36): the knuckle boom crane on the ``WaveVessel`` in the system's sea (Hs 2.5 m,
-Tp 8 s JONSWAP, models/sea_systems.py) -- the lift of the demo scenario ``knuckle_boom_lift`` (the load lifted off
+Tp 8 s JONSWAP, built up from rest over its first 10 s: models/sea_systems.py; the load is lifted off while the sea
+grows and set down in the full sea) -- the lift of the demo scenario ``knuckle_boom_lift`` (the load lifted off
 the deck, slewed, set down lower) while the vessel moves as its RAOs say -- run by the project's one-way master with
 fmpy (simulation/sea_master.py; libcosim and Ecos run the shipped system files the same way: tests/test_sea_systems.py).
 Writes the result as an SSP run's (``component.variable`` columns with units, the sidecar naming the components: ``crane-cosim
@@ -89,6 +90,9 @@ def run_sea_demo(out_dir: Path, fmu_dir: Path, step: float = 0.01) -> list:
     write_csv(csv, result, ["time"] + names, units)
     write_metadata(csv, None, scenario=SEA_LIFT, step=step, system=SYSTEM, engine="fmpy (one-way Jacobi master)",
                    components={c: {"model": fmu, "parameters": values} for c, (fmu, values) in members.items()})
-    save(sea_figure(f"Lift on the WaveVessel in Hs 2.5 m, Tp 8 s ({step * 1e3:g} ms): vessel motion and crane loads",
+    build_up = members["vessel"][1].get("sea_build_up", 0.0)
+    grown = f", the sea built up over its first {build_up:g} s" if build_up else ""
+    save(sea_figure(f"Lift on the WaveVessel in Hs 2.5 m, Tp 8 s ({step * 1e3:g} ms{grown}): vessel motion and crane "
+                    "loads",
                     result, units), out_dir / f"{SEA_LIFT}.png")
     return [(f"{SEA_LIFT} (fmpy, one-way)", step, None, "", STOP / wall, None)]
