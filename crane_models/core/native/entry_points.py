@@ -100,7 +100,6 @@ PROTOTYPES = {
     "mbs_harmonic_values_size": (c_int, (_P,)),
     "mbs_harmonic_values": (c_int, (_P, c_double)),
     "mbs_harmonic_step": (c_int, (_P, c_double, c_double, _P, _P)),
-    "mbs_build_up_envelope": (None, (c_double, c_double, _P)),
 }
 
 EXPORTS = tuple(PROTOTYPES)  # what every build of the kernel exports, in the table's order
