@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crane_models.models.build import build_fmu, write_system_files
+from wave_vessel_helpers import build_sea_system
 from crane_models.models.registry import SPECS
 from crane_models.models.at_sea import SEA_PARAMETER_NAMES
 from crane_models.models.sea_systems import DEMO_SEA, SEA_SYSTEMS, sea_connections, sea_osp_file, with_sea
@@ -34,11 +34,7 @@ def setpoints(t: float) -> dict:
 
 @pytest.fixture(scope="module")
 def fmu_dir(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("sea_fmus")
-    for fmu in {fmu for fmu, _ in SEA_SYSTEMS[SYSTEM].values()}:
-        build_fmu(fmu, d)
-    write_system_files(d)
-    return d
+    return build_sea_system(tmp_path_factory.mktemp("sea_fmus"), SYSTEM)
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 
 from crane_models.app.cli import main
 from crane_models.fmi.ssp import SspComponent, system_parameters, write_ssp
-from crane_models.models.build import build_fmu, write_system_files
+from wave_vessel_helpers import build_sea_system
 from crane_models.models.registry import SPECS
 from crane_models.models.at_sea import SEA_PARAMETER_NAMES
 from crane_models.models.sea_systems import DEMO_SEA, KNUCKLE_BOOM_MOUNT, SEA_SYSTEMS, system_set_values
@@ -55,11 +55,7 @@ def test_a_package_takes_a_system_set_or_own_sets_not_both(tmp_path):
 
 @pytest.fixture(scope="module")
 def fmu_dir(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("system_set")
-    for fmu in {fmu for fmu, _ in SEA_SYSTEMS[SYSTEM].values()}:
-        build_fmu(fmu, d)
-    write_system_files(d)
-    return d
+    return build_sea_system(tmp_path_factory.mktemp("system_set"), SYSTEM)
 
 
 def test_crane_cosim_run_gives_each_component_the_names_it_has(fmu_dir, tmp_path):

@@ -55,3 +55,14 @@ def wave_vessel_fmus(tmp_path_factory) -> dict:
         _BUILT[3] = build_fmu("WaveVessel", out / "fmi3", 3, rao_table=table)
         _BUILT["table"] = table
     return _BUILT
+
+
+def build_sea_system(out_dir: Path, system: str) -> Path:
+    """The FMUs of a system of ``SEA_SYSTEMS`` (the package's RAO table) and every system file, into ``out_dir``."""
+    from crane_models.models.build import build_fmu, write_system_files
+    from crane_models.models.sea_systems import SEA_SYSTEMS
+
+    for fmu in sorted({fmu for fmu, _ in SEA_SYSTEMS[system].values()}):
+        build_fmu(fmu, out_dir)
+    write_system_files(out_dir)
+    return out_dir
