@@ -34,7 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .sea.build_up import FULL
+from .sea.build_up import FULL, built_up_rate
 from .sea.kinematics import depth_factors, phases, sea_envelope
 
 __all__ = ["BOX", "CYLINDER", "SPHERE", "SHAPES", "PayloadBody", "BoxBody", "CylinderBody", "SphereBody",
@@ -294,7 +294,7 @@ def water_at_payload(components, t: float, x: float, y: float, bottom: float, he
     eta = float(cos @ a)
     eta_rate = float(-(sin @ (a * w)))
     if envelope != FULL:  # a sea built up from rest (core/sea/build_up.py): e η, ė η + e η̇
-        eta, eta_rate = eta * envelope[0], envelope[1] * eta + envelope[0] * eta_rate
+        eta, eta_rate = built_up_rate(envelope, eta, eta_rate)
     h = min(max(eta - bottom, 0.0), height)
     if h <= 0.0:
         return WaterAtPayload(eta, eta_rate, *_DRY)
@@ -307,7 +307,7 @@ def water_at_payload(components, t: float, x: float, y: float, bottom: float, he
     velocity = np.array([hc @ ux, hc @ uy, -(vertical @ sin)])
     acceleration = np.array([-(hs @ ux), -(hs @ uy), -((vertical * w) @ cos)])
     if envelope != FULL:  # e u, ė u + e u̇
-        velocity, acceleration = envelope[0] * velocity, envelope[1] * velocity + envelope[0] * acceleration
+        velocity, acceleration = built_up_rate(envelope, velocity, acceleration)
     return WaterAtPayload(eta, eta_rate, velocity, acceleration)
 
 

@@ -10,7 +10,7 @@ in every FMU of a system, whatever its start time): an experiment that starts at
 The kernel's harmonic.c (``build_up_envelope``) computes the same numbers with the same operations."""
 from __future__ import annotations
 
-__all__ = ["build_up_envelope", "built_up", "FULL"]
+__all__ = ["build_up_envelope", "built_up", "built_up_rate", "FULL"]
 
 FULL = (1.0, 0.0, 0.0)  # (e, ė, ë) of the sea at full strength
 
@@ -36,3 +36,10 @@ def built_up(envelope: tuple, x, rate, accel) -> tuple:
     """``(e x, ė x + e ẋ, ë x + 2 ė ẋ + e ẍ)`` of a quantity ``x`` of the steady sea, its rate and acceleration."""
     e, de, dde = envelope
     return e * x, de * x + e * rate, dde * x + 2.0 * de * rate + e * accel
+
+
+def built_up_rate(envelope: tuple, x, rate) -> tuple:
+    """``(e x, ė x + e ẋ)``: a quantity of the steady sea and its rate, built up (a surface and its rate, a water
+    velocity and its acceleration)."""
+    e, de, _ = envelope
+    return e * x, de * x + e * rate

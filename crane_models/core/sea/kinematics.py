@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .build_up import FULL, build_up_envelope
+from .build_up import FULL, build_up_envelope, built_up_rate
 
 __all__ = ["wave_numbers", "phases", "elevation", "particle_kinematics", "WaterKinematics", "depth_factors",
            "sea_envelope"]
@@ -99,7 +99,7 @@ def particle_kinematics(components, t: float, point) -> WaterKinematics:
     eta = float(cos @ a)
     eta_rate = float(-(sin @ (a * w)))
     if envelope != FULL:
-        eta, eta_rate = eta * envelope[0], envelope[1] * eta + envelope[0] * eta_rate
+        eta, eta_rate = built_up_rate(envelope, eta, eta_rate)
     if c.size == 0 or z > eta:
         zero = np.zeros(3)
         return WaterKinematics(eta, eta_rate, zero, zero.copy(), c.size == 0 and z <= 0.0)
@@ -112,5 +112,5 @@ def particle_kinematics(components, t: float, point) -> WaterKinematics:
     velocity = np.array([(horizontal * cos) @ ux, (horizontal * cos) @ uy, -(vertical @ sin)])
     acceleration = np.array([-(horizontal * w * sin) @ ux, -(horizontal * w * sin) @ uy, -(vertical * w) @ cos])
     if envelope != FULL:
-        velocity, acceleration = envelope[0] * velocity, envelope[1] * velocity + envelope[0] * acceleration
+        velocity, acceleration = built_up_rate(envelope, velocity, acceleration)
     return WaterKinematics(eta, eta_rate, velocity, acceleration, True)
